@@ -1,0 +1,1 @@
+//! The CUDA backend (cudarc with dynamic loading; NVRTC-compiled device code).

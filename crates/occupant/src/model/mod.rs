@@ -1,0 +1,9 @@
+//! The backend-neutral vocabulary: launch shapes, work-item ids, errors, watchdog settings.
+
+mod error;
+mod ndrange;
+mod watchdog;
+
+pub use error::{Error, Result, WaitSite};
+pub use ndrange::{delinearize, linearize, Dim3, NDRange};
+pub use watchdog::Watchdog;
