@@ -1,5 +1,8 @@
 //! `occupant`: the command-line front end of the occupant toolkit.
 
+mod info;
+mod tour;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -14,13 +17,26 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// List the backends and their properties.
-    Info,
+    Info {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A short demonstration on the CPU backend: barriers, coroutines, a deadlock caught.
+    Tour,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), String> = match cli.command {
-        Command::Info => Ok(()),
+        Command::Info { json } => {
+            let cpu = info::cpu_info(json);
+            if json {
+                println!("{}", serde_json::json!({ "backends": [cpu] }));
+            }
+            Ok(())
+        }
+        Command::Tour => tour::run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

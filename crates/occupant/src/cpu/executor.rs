@@ -294,10 +294,13 @@ where
 {
     /// Runs group `g` on this compute unit, turning its failure into the launch's.
     fn group(&self, g: usize, pool: &mut StackPool) {
+        let group_ids = delinearize(g, self.range.num_groups());
         let info = GroupInfo {
             range: self.range,
             group_linear: g,
-            group_ids: delinearize(g, self.range.num_groups()),
+            group_ids,
+            global_base: std::array::from_fn(|d| group_ids[d] * self.range.local_size()[d]),
+            global_size: self.range.global_size(),
             group_count: self.range.group_count(),
             local_count: self.range.local_count(),
             waiter: CpuWaiter::new(self.state, g, self.seed),

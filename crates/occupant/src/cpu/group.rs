@@ -26,6 +26,9 @@ pub(crate) struct GroupInfo<'a> {
     pub(crate) range: NDRange,
     pub(crate) group_linear: usize,
     pub(crate) group_ids: Dim3,
+    /// Global id of the group's work-item 0, per dimension.
+    pub(crate) global_base: Dim3,
+    pub(crate) global_size: Dim3,
     pub(crate) group_count: usize,
     pub(crate) local_count: usize,
     pub(crate) waiter: CpuWaiter<'a>,
@@ -195,7 +198,7 @@ where
         for (i, co) in coroutines.iter_mut().enumerate() {
             self.info.current.set(i + 1);
             match co.resume(()) {
-                CoroutineResult::Yield(there) if there == at => {}
+                CoroutineResult::Yield(there) if std::ptr::eq(there, at) || there == at => {}
                 CoroutineResult::Yield(there) => unwind(Unwind::Divergence(format!(
                     "work-item 0 waits at the barrier at {at}, work-item {} at the barrier at {there}",
                     i + 1

@@ -54,15 +54,14 @@ impl<'a> WorkItem<'a> {
     /// Global id in dimension `d`.
     #[inline]
     pub fn global_id(&self, d: usize) -> usize {
-        self.info.group_ids[d] * self.info.range.local_size()[d] + self.local[d]
+        self.info.global_base[d] + self.local[d]
     }
 
     /// Global id, linearised (x fastest).
     #[inline]
     pub fn global_linear_id(&self) -> usize {
-        let r = &self.info.range;
         let g = [self.global_id(0), self.global_id(1), self.global_id(2)];
-        linearize(g, r.global_size())
+        linearize(g, self.info.global_size)
     }
 
     /// Work-group size in dimension `d`.
@@ -92,7 +91,7 @@ impl<'a> WorkItem<'a> {
     /// Global size in dimension `d`.
     #[inline]
     pub fn global_size(&self, d: usize) -> usize {
-        self.info.range.global_size()[d]
+        self.info.global_size[d]
     }
 
     /// The group's wait policy: every spin loop in a kernel goes through it.
