@@ -103,7 +103,10 @@ pub fn run() -> Result<(), String> {
                 r.elapsed.as_secs_f64() * 1e3
             ),
             Err(e @ Error::Deadlock { .. }) => {
-                println!("   {:<11} the watchdog caught it:\n      {e}", model.to_string())
+                println!(
+                    "   {:<11} the watchdog caught it:\n      {e}",
+                    model.to_string()
+                )
             }
             Err(e) => return Err(format!("unexpected error under {model}: {e}")),
         }
