@@ -16,30 +16,42 @@ fn work(i: usize) -> u32 {
     (i as u32).wrapping_mul(2_654_435_761).rotate_left(7) ^ 0x5bd1_e995
 }
 
+/// A heavier per-item computation (~16 dependent multiply-rotates).
+fn work16(i: usize) -> u32 {
+    let mut x = i as u32;
+    for _ in 0..16 {
+        x = work(x as usize);
+    }
+    x
+}
+
 fn barrier_free_vs_loop(c: &mut Criterion) {
     let n = 1 << 20;
     let out = GlobalBuffer::<u32>::new(n);
     let exec = Executor::new(ExecModel::OccupancyBound { compute_units: 1 });
     let range = NDRange::d1(n, 256).unwrap();
-    let mut g = c.benchmark_group("barrier_free");
-    g.throughput(Throughput::Elements(n as u64));
-    g.bench_function("plain_loop", |b| {
-        b.iter(|| {
-            for i in 0..n {
-                out.set(i, work(black_box(i)));
-            }
-        })
-    });
-    g.bench_function("executor_1cu", |b| {
-        b.iter(|| {
-            exec.launch(range, |it| {
-                let i = it.global_linear_id();
-                out.set(i, work(black_box(i)));
+    let kernels: [(&str, fn(usize) -> u32); 2] = [("trivial", work), ("work16", work16)];
+    for (name, f) in kernels {
+        let mut g = c.benchmark_group(format!("barrier_free_{name}"));
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function("plain_loop", |b| {
+            b.iter(|| {
+                for i in 0..n {
+                    out.set(i, f(black_box(i)));
+                }
             })
-            .unwrap()
-        })
-    });
-    g.finish();
+        });
+        g.bench_function("executor_1cu", |b| {
+            b.iter(|| {
+                exec.launch(range, |it| {
+                    let i = it.global_linear_id();
+                    out.set(i, f(black_box(i)));
+                })
+                .unwrap()
+            })
+        });
+        g.finish();
+    }
 }
 
 fn barrier_cost(c: &mut Criterion) {

@@ -9,7 +9,7 @@
 use super::stack_pool::StackPool;
 use super::watchdog::{unwind, CpuWaiter, LaunchState, Unwind};
 use super::work_item::WorkItem;
-use crate::model::{delinearize, Dim3, NDRange};
+use crate::model::{delinearize, linearize, Dim3, NDRange};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
@@ -68,6 +68,10 @@ pub(crate) struct Group<'a, 'p, F, L> {
     stacks: RefCell<StackSource<'p>>,
     /// Coroutines of work-items 1..n (index k-1 holds work-item k), once a barrier was reached.
     coroutines: RefCell<Vec<ItemCoroutine>>,
+    /// The last pair of barrier locations found equal. Work-item 0 and the coroutines run
+    /// different inlined copies of the kernel, so one source location can have two `Location`
+    /// statics; this spares the string comparison at every barrier.
+    same: Cell<(*const Location<'static>, *const Location<'static>)>,
 }
 
 impl<'a, 'p, F, L> Group<'a, 'p, F, L>
@@ -86,42 +90,72 @@ where
             local,
             stacks: RefCell::new(stacks),
             coroutines: RefCell::new(Vec::new()),
+            same: Cell::new((std::ptr::null(), std::ptr::null())),
         }
     }
 
-    fn item(&self, k: usize, yielder: *const ItemYielder) -> WorkItem<'_> {
+    /// Whether two barrier locations are the same source location.
+    #[inline]
+    fn same_barrier(&self, a: BarrierAt, b: BarrierAt) -> bool {
+        let key = (a as *const _, b as *const _);
+        if std::ptr::eq(a, b) || self.same.get() == key {
+            return true;
+        }
+        let equal = a == b;
+        if equal {
+            self.same.set(key);
+        }
+        equal
+    }
+
+    #[inline(always)]
+    fn item(&self, k: usize, local: Dim3, yielder: *const ItemYielder) -> WorkItem<'_> {
+        let base = self.info.global_base;
+        let global = [base[0] + local[0], base[1] + local[1], base[2] + local[2]];
         WorkItem {
+            global_linear: linearize(global, self.info.global_size),
             info: &self.info,
             ops: self,
-            local: delinearize(k, self.info.range.local_size()),
+            local,
             local_linear: k,
+            global_base: self.info.global_base,
+            global_size: self.info.global_size,
             yielder,
         }
     }
 
     /// Runs every work-item of the group to completion (or unwinds on failure).
     pub(crate) fn run(&self) {
-        let [lx, ly, lz] = self.info.range.local_size();
-        let mut k = 0;
-        for z in 0..lz {
-            for y in 0..ly {
-                for x in 0..lx {
-                    self.info.current.set(k);
-                    let item = WorkItem {
-                        info: &self.info,
-                        ops: self,
-                        local: [x, y, z],
-                        local_linear: k,
-                        yielder: std::ptr::null(),
-                    };
-                    (self.kernel)(&item, self.local);
-                    if k == 0 && !self.coroutines.borrow().is_empty() {
-                        self.finish_coroutines();
-                        return;
-                    }
-                    k += 1;
+        self.info.current.set(0);
+        (self.kernel)(&self.item(0, [0; 3], std::ptr::null()), self.local);
+        if !self.coroutines.borrow().is_empty() {
+            self.finish_coroutines();
+            return;
+        }
+        // No barrier so far: the other work-items run as a plain loop.
+        let [lx, ly, _] = self.info.range.local_size();
+        let mut item = self.item(0, [0; 3], std::ptr::null());
+        for k in 1..self.info.local_count {
+            item.local[0] += 1;
+            item.global_linear += 1;
+            if item.local[0] == lx {
+                item.local[0] = 0;
+                item.local[1] += 1;
+                if item.local[1] == ly {
+                    item.local[1] = 0;
+                    item.local[2] += 1;
                 }
+                // Next row of the group: recompute the linear id (rare for wide groups).
+                let g = [
+                    item.global_base[0],
+                    item.global_base[1] + item.local[1],
+                    item.global_base[2] + item.local[2],
+                ];
+                item.global_linear = linearize(g, item.global_size);
             }
+            item.local_linear = k;
+            self.info.current.set(k);
+            (self.kernel)(&item, self.local);
         }
     }
 
@@ -161,7 +195,7 @@ where
             };
             let this: &Self = self;
             let body = move |y: &ItemYielder, ()| {
-                let item = this.item(k, y);
+                let item = this.item(k, delinearize(k, this.info.range.local_size()), y);
                 (this.kernel)(&item, this.local);
             };
             // SAFETY: every coroutine borrows `self` (and through it the kernel and local
@@ -198,7 +232,7 @@ where
         for (i, co) in coroutines.iter_mut().enumerate() {
             self.info.current.set(i + 1);
             match co.resume(()) {
-                CoroutineResult::Yield(there) if std::ptr::eq(there, at) || there == at => {}
+                CoroutineResult::Yield(there) if self.same_barrier(there, at) => {}
                 CoroutineResult::Yield(there) => unwind(Unwind::Divergence(format!(
                     "work-item 0 waits at the barrier at {at}, work-item {} at the barrier at {there}",
                     i + 1

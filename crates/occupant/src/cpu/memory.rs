@@ -31,11 +31,17 @@ macro_rules! atomic_element {
     ($($t:ty => $a:ty),*) => {$(
         impl AtomicElement for $t {
             type Atomic = $a;
+            #[inline(always)]
             fn new_atomic(v: Self) -> $a { <$a>::new(v) }
+            #[inline(always)]
             fn load(a: &$a, o: Ordering) -> Self { a.load(o) }
+            #[inline(always)]
             fn store(a: &$a, v: Self, o: Ordering) { a.store(v, o) }
+            #[inline(always)]
             fn fetch_add(a: &$a, v: Self, o: Ordering) -> Self { a.fetch_add(v, o) }
+            #[inline(always)]
             fn swap(a: &$a, v: Self, o: Ordering) -> Self { a.swap(v, o) }
+            #[inline(always)]
             fn compare_exchange(a: &$a, c: Self, n: Self, s: Ordering, f: Ordering) -> Result<Self, Self> {
                 a.compare_exchange(c, n, s, f)
             }

@@ -3,7 +3,7 @@
 use super::group::{BarrierAt, GroupInfo, GroupOps, ItemYielder};
 use super::wait::Wait;
 use super::watchdog::{unwind, CpuWaiter, Unwind};
-use crate::model::{linearize, Dim3};
+use crate::model::Dim3;
 use std::panic::Location;
 
 /// One work-item of a running kernel (the argument of a CPU kernel closure).
@@ -16,6 +16,11 @@ pub struct WorkItem<'a> {
     pub(crate) ops: &'a dyn GroupOps,
     pub(crate) local: Dim3,
     pub(crate) local_linear: usize,
+    /// Copies of the group's geometry, so that id arithmetic stays in registers.
+    pub(crate) global_base: Dim3,
+    pub(crate) global_size: Dim3,
+    /// Linear global id, kept up to date incrementally by the group's plain loop.
+    pub(crate) global_linear: usize,
     /// Set when this work-item runs as a coroutine; null on the group's main stack.
     pub(crate) yielder: *const ItemYielder,
 }
@@ -54,14 +59,13 @@ impl<'a> WorkItem<'a> {
     /// Global id in dimension `d`.
     #[inline]
     pub fn global_id(&self, d: usize) -> usize {
-        self.info.global_base[d] + self.local[d]
+        self.global_base[d] + self.local[d]
     }
 
     /// Global id, linearised (x fastest).
     #[inline]
     pub fn global_linear_id(&self) -> usize {
-        let g = [self.global_id(0), self.global_id(1), self.global_id(2)];
-        linearize(g, self.info.global_size)
+        self.global_linear
     }
 
     /// Work-group size in dimension `d`.
@@ -91,7 +95,7 @@ impl<'a> WorkItem<'a> {
     /// Global size in dimension `d`.
     #[inline]
     pub fn global_size(&self, d: usize) -> usize {
-        self.info.global_size[d]
+        self.global_size[d]
     }
 
     /// The group's wait policy: every spin loop in a kernel goes through it.
