@@ -30,7 +30,8 @@ fn barrier_free_vs_loop(c: &mut Criterion) {
     let out = GlobalBuffer::<u32>::new(n);
     let exec = Executor::new(ExecModel::OccupancyBound { compute_units: 1 });
     let range = NDRange::d1(n, 256).unwrap();
-    let kernels: [(&str, fn(usize) -> u32); 2] = [("trivial", work), ("work16", work16)];
+    type Kernel = (&'static str, fn(usize) -> u32);
+    let kernels: [Kernel; 2] = [("trivial", work), ("work16", work16)];
     for (name, f) in kernels {
         let mut g = c.benchmark_group(format!("barrier_free_{name}"));
         g.throughput(Throughput::Elements(n as u64));
