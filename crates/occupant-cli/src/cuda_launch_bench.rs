@@ -63,11 +63,9 @@ pub fn run(args: &LaunchBenchArgs) -> Result<(), String> {
             args.backend
         ));
     }
-    if std::env::var_os("OCCUPANT_CACHE_DIR").is_none() {
-        // A fresh disk cache, so that the first compile is cold.
-        let dir = std::env::temp_dir().join(format!("occupant-bench-cache-{}", std::process::id()));
-        std::env::set_var("OCCUPANT_CACHE_DIR", &dir);
-    }
+    // A fresh disk cache, so that the first compile is cold and the disk hit is measured.
+    let cache = std::env::temp_dir().join(format!("occupant-bench-cache-{}", std::process::id()));
+    std::env::set_var("OCCUPANT_CACHE_DIR", &cache);
     let gpu = Gpu::open(0).map_err(|e| e.to_string())?;
     let info = gpu.info().clone();
     println!("{info}");
@@ -104,6 +102,7 @@ pub fn run(args: &LaunchBenchArgs) -> Result<(), String> {
         "launch": rows,
         "not_measured": ["discovery mode: needs a program defining occ_discovery (discovery.cuh, branch gpu-sync)"],
     });
+    let _ = std::fs::remove_dir_all(&cache);
     if let Some(path) = &args.json {
         std::fs::write(
             path,
