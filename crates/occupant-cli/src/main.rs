@@ -1,5 +1,7 @@
 //! `occupant`: the command-line front end of the occupant toolkit.
 
+mod cuda_info;
+mod cuda_launch_bench;
 mod info;
 mod tour;
 
@@ -24,6 +26,15 @@ enum Command {
     },
     /// A short demonstration on the CPU backend: barriers, coroutines, a deadlock caught.
     Tour,
+    /// Benchmarks.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// NVRTC compile time and kernel launch overhead per launch mode (CUDA).
+    Launch(cuda_launch_bench::LaunchBenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -32,11 +43,21 @@ fn main() -> ExitCode {
         Command::Info { json } => {
             let cpu = info::cpu_info(json);
             if json {
-                println!("{}", serde_json::json!({ "backends": [cpu] }));
+                let cuda = match occupant::cuda::probe_device() {
+                    Ok(info) => serde_json::to_value(info).unwrap_or_default(),
+                    Err(e) => {
+                        serde_json::json!({ "backend": "cuda", "available": false, "reason": e.to_string() })
+                    }
+                };
+                println!("{}", serde_json::json!({ "backends": [cpu, cuda] }));
+            } else {
+                println!();
+                cuda_info::print_cuda_info();
             }
             Ok(())
         }
         Command::Tour => tour::run(),
+        Command::Bench(BenchCommand::Launch(args)) => cuda_launch_bench::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
