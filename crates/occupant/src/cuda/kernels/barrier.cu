@@ -25,11 +25,11 @@ using occ::u32;
 using occ::u64;
 
 template <class B>
-__device__ __forceinline__ void barrier_mp(u32* disc, u32 method, u32* bstate, u64* data,
+__device__ __forceinline__ void barrier_mp(u32 method, u32 hint, u32* bstate, u64* data,
                                            u32 rounds, u32 check, u32* violations, u32* ids,
                                            u64* times) {
   occ::Env env;
-  const bool part = OCC_DISCOVER(disc, env, method);
+  const bool part = OCC_DISCOVER(env, method, hint);
   const unsigned t = occ::local_linear_id();
   if (t == 0u) ids[occ::block_linear_id()] = part ? env.group_id : 0xffffffffu;
   if (!part) return;
@@ -59,10 +59,10 @@ __device__ __forceinline__ void barrier_mp(u32* disc, u32 method, u32* bstate, u
 }
 
 #define OCC_BARRIER_KERNEL(NAME, TYPE)                                                       \
-  extern "C" __global__ void OCC_KATTR NAME(u32* disc, u32 method, u32* bstate, u64* data,   \
+  extern "C" __global__ void OCC_KATTR NAME(u32 method, u32 hint, u32* bstate, u64* data,   \
                                             u32 rounds, u32 check, u32* violations, u32* ids, \
                                             u64* times) {                                    \
-    barrier_mp<TYPE>(disc, method, bstate, data, rounds, check, violations, ids, times);     \
+    barrier_mp<TYPE>(method, hint, bstate, data, rounds, check, violations, ids, times);     \
   }
 
 OCC_BARRIER_KERNEL(barrier_hierarchical, occ::sync::HierarchicalBarrier)

@@ -18,13 +18,13 @@
 using occ::u32;
 using occ::u64;
 
-extern "C" __global__ void OCC_KATTR discovery_probe(u32* disc, u32 method, u32* bstate, u32* ids,
+extern "C" __global__ void OCC_KATTR discovery_probe(u32 method, u32 hint, u32* bstate, u32* ids,
                                                      u32* nseen, u64* times) {
   extern __shared__ unsigned char dyn_smem[];
   const unsigned t = occ::local_linear_id();
   const u64 t0 = occ::globaltimer();
   occ::Env env;
-  const bool part = OCC_DISCOVER(disc, env, method);
+  const bool part = OCC_DISCOVER(env, method, hint);
   const u64 t1 = occ::globaltimer();
   const unsigned b = occ::block_linear_id();
   if (t == 0u) {
