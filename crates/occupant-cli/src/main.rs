@@ -1,5 +1,10 @@
 //! `occupant`: the command-line front end of the occupant toolkit.
 
+mod cuda_bench_common;
+mod cuda_bench_discovery;
+mod cuda_bench_memory;
+mod cuda_bench_primitives;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -15,12 +20,28 @@ struct Cli {
 enum Command {
     /// List the backends and their properties.
     Info,
+    /// Benchmarks.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Barrier latency, mutex and semaphore throughput, with comparators (CUDA).
+    Primitives(cuda_bench_primitives::PrimitivesBenchArgs),
+    /// Occupancy discovery: recall against the occupancy API and protocol time (CUDA).
+    Discovery(cuda_bench_discovery::DiscoveryBenchArgs),
+    /// The memory-system microbenchmarks and the machine abstraction (CUDA).
+    Memory(cuda_bench_memory::MemoryBenchArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), String> = match cli.command {
         Command::Info => Ok(()),
+        Command::Bench(BenchCommand::Primitives(a)) => cuda_bench_primitives::run(&a),
+        Command::Bench(BenchCommand::Discovery(a)) => cuda_bench_discovery::run(&a),
+        Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
