@@ -47,7 +47,8 @@ pub fn run(args: &DiscoveryBenchArgs) -> Result<(), String> {
     let gpu = open_cuda(&args.backend)?;
     let info = gpu.info().clone();
     let w = Watchdog::default().with_timeout(Duration::from_secs(5));
-    let max_shared = 48 * 1024u32;
+    // Max shared memory: the opt-in limit, less 1 KiB for the kernel's static shared memory.
+    let max_shared = info.max_shared_per_block - 1024;
     let shapes = [(32usize, 0u32), (1024, 0), (32, max_shared), (1024, max_shared)];
     let configs: [(DiscoveryMethod, bool, u32); 5] = [
         (DiscoveryMethod::Quiescent, true, 1),

@@ -13,7 +13,8 @@
 // Per barrier (epoch e):
 //   all threads of the cluster: cluster barrier (without clusters: __syncthreads)
 //   leader (cluster rank 0): thread 0 st.release.gpu(flag[cluster_id], e);
-//           thread t polls flag[t], flag[t + blockDim], ... >= e
+//           thread t polls flag[t], flag[t + blockDim], ... >= e (ld.relaxed, four in
+//           flight at once, then one fence.acq_rel.gpu: see occ::poll_flags)
 //   all threads of the cluster: cluster barrier (the leader's result is read from its shared
 //           memory through distributed shared memory); without clusters: __syncthreads_and.
 // Use with occ::discover_clusters (cluster launch) or occ::discover (no clusters; then every
@@ -53,15 +54,7 @@ struct HierarchicalBarrier {
     bool ok = true;
     if (rank == 0u) {
       if (t == 0u) st_release(flags + leader_id, e);
-      const unsigned bd = local_count();
-      for (u32 j = t; j < leaders; j += bd) {
-        u32* f = flags + j;
-        if (!poll_until(Prim::HierarchicalBarrier,
-                        [f, e] { return epoch_diff(ld_acquire(f), e) >= 0; })) {
-          ok = false;
-          break;
-        }
-      }
+      ok = poll_flags(Prim::HierarchicalBarrier, flags, t, local_count(), leaders, e);
       ok = __syncthreads_and(ok) != 0;
       if (csize == 1u) return ok;
       if (t == 0u) s_ok = ok ? 1u : 0u;

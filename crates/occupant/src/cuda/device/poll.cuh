@@ -35,6 +35,31 @@ __device__ __forceinline__ bool poll_until(unsigned primitive, Cond cond) {
   return wait_until(primitive, cond);
 }
 
+/// Waits until every flag flags[i], i = first, first + stride, ... < count, shows an epoch at
+/// or after e. The flags are read with ld.relaxed.gpu four at a time (issued back to back, so a
+/// round costs one L2 round trip, not one per flag); once all are seen, one fence.acq_rel.gpu
+/// makes the wait an acquire of every flag. False if aborted or expired.
+__device__ __forceinline__ bool poll_flags(unsigned primitive, const u32* flags, u32 first,
+                                           u32 stride, u32 count, u32 e) {
+  for (u32 base = first; base < count; base += 4u * stride) {
+    const bool ok = poll_until(primitive, [=] {
+      u32 v[4];
+#pragma unroll
+      for (u32 k = 0; k < 4u; ++k) {
+        const u32 j = base + k * stride;
+        v[k] = j < count ? ld_relaxed(flags + j) : e;
+      }
+      bool all = true;
+#pragma unroll
+      for (u32 k = 0; k < 4u; ++k) all &= (int)(v[k] - e) >= 0;
+      return all;
+    });
+    if (!ok) return false;
+  }
+  fence_acq_rel();
+  return true;
+}
+
 /// Signed distance a - b of two wrapping u32 epochs/tickets: >= 0 when a is at or after b.
 __device__ __forceinline__ int epoch_diff(unsigned a, unsigned b) { return (int)(a - b); }
 

@@ -5,8 +5,10 @@
 //   slave:  __syncthreads; thread 0: st.release.gpu(arrive[id], e);
 //           poll ld.acquire.gpu(go[id]) >= e; __syncthreads
 //   master: thread t watches slaves t+1, t+1+blockDim, ... (several flags each when slaves
-//           outnumber threads): poll ld.acquire.gpu(arrive[s]) >= e; __syncthreads;
-//           thread t: st.release.gpu(go[s], e) for its slaves; __syncthreads
+//           outnumber threads, read four at a time: occ::poll_flags): arrive[s] >= e;
+//           __syncthreads;
+//           thread t: fence.acq_rel.gpu, then st.relaxed.gpu(go[s], e) for its slaves;
+//           __syncthreads
 // Epoch-valued flags never need resetting. State: 2 * p_num_groups u32 words (arrive then go),
 // zeroed by the host before the launch. Every thread of every participating block calls wait();
 // false means the watchdog aborted the launch: leave the kernel.
@@ -41,15 +43,10 @@ struct XfBarrier {
       return __syncthreads_and(ok) != 0;
     }
     const unsigned bd = local_count();
-    for (u32 s = t + 1u; s < n; s += bd) {
-      u32* a = arrive + s;
-      if (!poll_until(Prim::XfBarrier, [a, e] { return epoch_diff(ld_acquire(a), e) >= 0; })) {
-        ok = false;
-        break;
-      }
-    }
+    ok = poll_flags(Prim::XfBarrier, arrive, t + 1u, bd, n, e);
     if (!__syncthreads_and(ok)) return false;
-    for (u32 s = t + 1u; s < n; s += bd) st_release(go + s, e);
+    fence_acq_rel();  // one release fence for all of this thread's go flags
+    for (u32 s = t + 1u; s < n; s += bd) st_relaxed(go + s, e);
     __syncthreads();
     return true;
   }

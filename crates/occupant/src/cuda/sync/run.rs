@@ -1,7 +1,7 @@
 //! Runs the primitives' kernels on a GPU and checks and times them: shared by the GPU tests
 //! (`tests/gpu_sync_*.rs`) and the `occupant bench … --backend cuda` commands.
 
-use super::kernels::{self, BARRIER_CU, DISCOVERY_CU, GRID_SYNC_CU, MEMORY_BENCH_CU, MUTEX_CU, SEMAPHORE_CU};
+use super::kernels::{self, BARRIER_CU, DISCOVERY_CU, MEMORY_BENCH_CU, MUTEX_CU, SEMAPHORE_CU};
 use super::kinds::{BarrierKind, DiscoveryMethod, MutexKind, SemaphoreKind};
 use super::machine::{Access, MachineAbstraction, MemoryTiming};
 use crate::args;
@@ -148,7 +148,7 @@ pub fn run_barrier(
 /// Times `rounds` cooperative-groups `grid.sync()` calls over `blocks` blocks (cooperative
 /// launch): median over blocks of ns per barrier.
 pub fn run_grid_sync(gpu: &Gpu, blocks: usize, block_threads: usize, rounds: u32) -> Result<f64> {
-    let m = kernels::compile(gpu, "occupant_grid_sync.cu", GRID_SYNC_CU, 1)?;
+    let m = kernels::compile_grid_sync(gpu)?;
     let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
     let cfg = LaunchConfig::new(LaunchMode::Cooperative, block_threads).grid(blocks);
     m.launch("grid_sync_bench", &cfg, &args![rounds, &times])?;
