@@ -57,7 +57,7 @@ kind_enum! {
         Xf => "xf", "occ::sync::XfBarrier", 2;
         /// Sense-reversing centralised atomic counter (seed 004 §5).
         Atomic => "atomic", "occ::sync::AtomicBarrier", 3;
-        /// One-phase all-to-all flags among cluster leaders + the cluster hardware barrier.
+        /// Cluster hardware barrier + a one-phase counter among the cluster leaders.
         Hierarchical => "hierarchical", "occ::sync::HierarchicalBarrier", 4;
     }
 }
@@ -118,7 +118,7 @@ impl BarrierKind {
         match self {
             BarrierKind::Xf => 2 * groups.max(1),
             BarrierKind::Atomic => 64,
-            BarrierKind::Hierarchical => groups.max(1),
+            BarrierKind::Hierarchical => 32,
         }
     }
 }
