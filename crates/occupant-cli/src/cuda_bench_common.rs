@@ -29,7 +29,8 @@ pub fn out_dir(gpu: &Gpu, out: &Option<PathBuf>) -> Result<PathBuf, String> {
 /// Writes `value` as pretty JSON to `dir/name`.
 pub fn write_json<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<PathBuf, String> {
     let p = dir.join(name);
-    let text = serde_json::to_string_pretty(value).map_err(|e| format!("serialising {name}: {e}"))?;
+    let text =
+        serde_json::to_string_pretty(value).map_err(|e| format!("serialising {name}: {e}"))?;
     std::fs::write(&p, text).map_err(|e| format!("writing {}: {e}", p.display()))?;
     Ok(p)
 }
@@ -53,7 +54,10 @@ pub fn line_plot(
     log_y: bool,
 ) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| format!("plotting {}: {e}", path.display());
-    let pts = series.iter().flat_map(|s| s.points.iter()).filter(|p| p.0 > 0.0 && p.1 > 0.0);
+    let pts = series
+        .iter()
+        .flat_map(|s| s.points.iter())
+        .filter(|p| p.0 > 0.0 && p.1 > 0.0);
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for &(x, y) in pts {
         x0 = x0.min(x);
@@ -76,10 +80,25 @@ pub fn line_plot(
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(64)
-        .build_cartesian_2d(ax0 - padx..ax1 + padx, (if log_y { ay0 - pady } else { 0f64.min(ay0) })..ay1 + pady)
+        .build_cartesian_2d(
+            ax0 - padx..ax1 + padx,
+            (if log_y { ay0 - pady } else { 0f64.min(ay0) })..ay1 + pady,
+        )
         .map_err(|e| err(&e))?;
-    let fmt_x = move |v: &f64| if log_x { format!("{:.0}", 10f64.powf(*v)) } else { format!("{v:.0}") };
-    let fmt_y = move |v: &f64| if log_y { format!("{:.2}", 10f64.powf(*v)) } else { format!("{v:.2}") };
+    let fmt_x = move |v: &f64| {
+        if log_x {
+            format!("{:.0}", 10f64.powf(*v))
+        } else {
+            format!("{v:.0}")
+        }
+    };
+    let fmt_y = move |v: &f64| {
+        if log_y {
+            format!("{:.2}", 10f64.powf(*v))
+        } else {
+            format!("{v:.2}")
+        }
+    };
     chart
         .configure_mesh()
         .x_desc(x_label)
@@ -100,7 +119,9 @@ pub fn line_plot(
             .draw_series(LineSeries::new(data.clone(), color.stroke_width(2)))
             .map_err(|e| err(&e))?
             .label(s.label.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+            });
         chart
             .draw_series(data.into_iter().map(|p| Circle::new(p, 3, color.filled())))
             .map_err(|e| err(&e))?;

@@ -49,7 +49,12 @@ pub fn run(args: &DiscoveryBenchArgs) -> Result<(), String> {
     let w = Watchdog::default().with_timeout(Duration::from_secs(5));
     // Max shared memory: the opt-in limit, less 1 KiB for the kernel's static shared memory.
     let max_shared = info.max_shared_per_block - 1024;
-    let shapes = [(32usize, 0u32), (1024, 0), (32, max_shared), (1024, max_shared)];
+    let shapes = [
+        (32usize, 0u32),
+        (1024, 0),
+        (32, max_shared),
+        (1024, max_shared),
+    ];
     let configs: [(DiscoveryMethod, bool, u32); 5] = [
         (DiscoveryMethod::Quiescent, true, 1),
         (DiscoveryMethod::Quiescent, false, 1),
@@ -58,14 +63,18 @@ pub fn run(args: &DiscoveryBenchArgs) -> Result<(), String> {
         (DiscoveryMethod::Quiescent, true, 8),
     ];
     let mut out = Vec::new();
-    println!("{:<14} {:<22} {:>7} {:>8} {:>8} {:>11}", "shape", "method", "bound", "recall", "min", "protocol");
+    println!(
+        "{:<14} {:<22} {:>7} {:>8} {:>8} {:>11}",
+        "shape", "method", "bound", "recall", "min", "protocol"
+    );
     for &(threads, shared) in &shapes {
         let shape = format!("{threads}t/{}KiB", shared / 1024);
         for &(method, hinted, cluster) in &configs {
             if cluster > 1 && threads == 32 {
                 continue; // cluster discovery is shown at the block sizes the barriers use
             }
-            let launched = (args.oversubscribe * info.resident_blocks_bound(threads as u32) as usize)
+            let launched = (args.oversubscribe
+                * info.resident_blocks_bound(threads as u32) as usize)
                 / cluster as usize
                 * cluster as usize;
             let mut runs = Vec::new();
@@ -83,7 +92,11 @@ pub fn run(args: &DiscoveryBenchArgs) -> Result<(), String> {
                 "{}{}{}",
                 method.name(),
                 if hinted { "+hint" } else { "" },
-                if cluster > 1 { format!(" c{cluster}") } else { String::new() }
+                if cluster > 1 {
+                    format!(" c{cluster}")
+                } else {
+                    String::new()
+                }
             );
             if let Some(e) = err {
                 println!("{shape:<14} {label:<22} error: {e}");
@@ -110,7 +123,11 @@ pub fn run(args: &DiscoveryBenchArgs) -> Result<(), String> {
                 100.0 * s.recall_mean,
                 100.0 * s.recall_min,
                 s.protocol_us_median,
-                if s.all_ids_contiguous && s.all_agree { "" } else { "  ids/agreement FAILED" }
+                if s.all_ids_contiguous && s.all_agree {
+                    ""
+                } else {
+                    "  ids/agreement FAILED"
+                }
             );
             out.push(s);
         }
@@ -122,25 +139,75 @@ pub fn run(args: &DiscoveryBenchArgs) -> Result<(), String> {
         oversubscribe: usize,
         results: &'a [Summary],
     }
-    let p = write_json(&dir, "discovery.json", &File { device: &info, oversubscribe: args.oversubscribe, results: &out })?;
+    let p = write_json(
+        &dir,
+        "discovery.json",
+        &File {
+            device: &info,
+            oversubscribe: args.oversubscribe,
+            results: &out,
+        },
+    )?;
     println!("wrote {}", p.display());
-    let mut labels: Vec<String> = out.iter().map(|s| format!("{}{}{}", s.method, if s.hinted { "+hint" } else { "" }, if s.cluster > 1 { format!(" c{}", s.cluster) } else { String::new() })).collect();
+    let mut labels: Vec<String> = out
+        .iter()
+        .map(|s| {
+            format!(
+                "{}{}{}",
+                s.method,
+                if s.hinted { "+hint" } else { "" },
+                if s.cluster > 1 {
+                    format!(" c{}", s.cluster)
+                } else {
+                    String::new()
+                }
+            )
+        })
+        .collect();
     labels.sort();
     labels.dedup();
-    let shape_names: Vec<String> = shapes.iter().map(|(t, s)| format!("{t}t/{}KiB", s / 1024)).collect();
+    let shape_names: Vec<String> = shapes
+        .iter()
+        .map(|(t, s)| format!("{t}t/{}KiB", s / 1024))
+        .collect();
     let series: Vec<Series> = labels
         .iter()
         .map(|l| Series {
             label: l.clone(),
             points: out
                 .iter()
-                .filter(|s| &format!("{}{}{}", s.method, if s.hinted { "+hint" } else { "" }, if s.cluster > 1 { format!(" c{}", s.cluster) } else { String::new() }) == l)
-                .filter_map(|s| Some(((shape_names.iter().position(|n| *n == s.shape)? + 1) as f64, s.protocol_us_median)))
+                .filter(|s| {
+                    &format!(
+                        "{}{}{}",
+                        s.method,
+                        if s.hinted { "+hint" } else { "" },
+                        if s.cluster > 1 {
+                            format!(" c{}", s.cluster)
+                        } else {
+                            String::new()
+                        }
+                    ) == l
+                })
+                .filter_map(|s| {
+                    Some((
+                        (shape_names.iter().position(|n| *n == s.shape)? + 1) as f64,
+                        s.protocol_us_median,
+                    ))
+                })
                 .collect(),
         })
         .collect();
-    line_plot(&dir.join("discovery_time.svg"),
-        &format!("discovery protocol time — shapes 1..4: {}", shape_names.join(", ")),
-        "shape", "µs", &series, false, true)?;
+    line_plot(
+        &dir.join("discovery_time.svg"),
+        &format!(
+            "discovery protocol time — shapes 1..4: {}",
+            shape_names.join(", ")
+        ),
+        "shape",
+        "µs",
+        &series,
+        false,
+        true,
+    )?;
     Ok(())
 }

@@ -21,8 +21,14 @@ pub struct MemoryBenchArgs {
 pub fn run(args: &MemoryBenchArgs) -> Result<(), String> {
     let gpu = open_cuda(&args.backend)?;
     let m = MachineAbstraction::measure(&gpu).map_err(|e| e.to_string())?;
-    println!("{} — {} blocks × {} accesses (one thread per block)", m.device, m.blocks, m.accesses_per_block);
-    println!("{:<30} {:>16} {:>16}", "access", "contentious ns", "non-cont. ns");
+    println!(
+        "{} — {} blocks × {} accesses (one thread per block)",
+        m.device, m.blocks, m.accesses_per_block
+    );
+    println!(
+        "{:<30} {:>16} {:>16}",
+        "access", "contentious ns", "non-cont. ns"
+    );
     for a in occupant::cuda::sync::Access::ALL {
         let get = |c: bool| {
             m.timings
@@ -35,7 +41,10 @@ pub fn run(args: &MemoryBenchArgs) -> Result<(), String> {
     }
     let c = &m.characteristics;
     println!("atomic:volatile ratio           {:.2}", c.atomic_volatile);
-    println!("contentious:non-contentious     {:.2}", c.contentious_noncontentious);
+    println!(
+        "contentious:non-contentious     {:.2}",
+        c.contentious_noncontentious
+    );
     println!(
         "atomic holds the line           {} (volatile-after-atomic / volatile = {:.2})",
         c.atomic_holds_line, c.holds_line_ratio

@@ -4,8 +4,8 @@
 
 use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series};
 use occupant::cuda::sync::run::{
-    run_barrier, run_grid_sync, run_mutex, run_naive_barrier, run_semaphore, BarrierRun,
-    MutexRun, SemaphoreRun,
+    run_barrier, run_grid_sync, run_mutex, run_naive_barrier, run_semaphore, BarrierRun, MutexRun,
+    SemaphoreRun,
 };
 use occupant::cuda::sync::{BarrierKind, MutexKind, SemaphoreKind};
 use occupant::model::Watchdog;
@@ -67,30 +67,43 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
         }
         v
     };
-    println!("barrier latency, ns per barrier ({} rounds, median over blocks)", args.rounds);
+    println!(
+        "barrier latency, ns per barrier ({} rounds, median over blocks)",
+        args.rounds
+    );
     for (shape, blocks, threads) in &shapes {
         let mut designs: Vec<(String, Option<(BarrierKind, u32)>)> = vec![
             ("xf".into(), Some((BarrierKind::Xf, 1))),
             ("atomic".into(), Some((BarrierKind::Atomic, 1))),
-            ("hierarchical (flat)".into(), Some((BarrierKind::Hierarchical, 1))),
+            (
+                "hierarchical (flat)".into(),
+                Some((BarrierKind::Hierarchical, 1)),
+            ),
         ];
         for c in [2u32, 4, 8] {
             if blocks % c as usize == 0 {
-                designs.push((format!("hierarchical (cluster {c})"), Some((BarrierKind::Hierarchical, c))));
+                designs.push((
+                    format!("hierarchical (cluster {c})"),
+                    Some((BarrierKind::Hierarchical, c)),
+                ));
             }
         }
         designs.push(("grid.sync (cooperative)".into(), None));
         designs.push(("naive counter (no discovery)".into(), None));
         for (name, d) in designs {
             let (ns, run, err) = match d {
-                Some((kind, c)) => match run_barrier(&gpu, kind, *blocks, *threads, c, args.rounds, false, wd()) {
-                    Ok(r) => (Some(r.ns_per_barrier), Some(r), None),
-                    Err(e) => (None, None, Some(e.to_string())),
-                },
-                None if name.starts_with("grid") => match run_grid_sync(&gpu, *blocks, *threads, args.rounds) {
-                    Ok(ns) => (Some(ns), None, None),
-                    Err(e) => (None, None, Some(e.to_string())),
-                },
+                Some((kind, c)) => {
+                    match run_barrier(&gpu, kind, *blocks, *threads, c, args.rounds, false, wd()) {
+                        Ok(r) => (Some(r.ns_per_barrier), Some(r), None),
+                        Err(e) => (None, None, Some(e.to_string())),
+                    }
+                }
+                None if name.starts_with("grid") => {
+                    match run_grid_sync(&gpu, *blocks, *threads, args.rounds) {
+                        Ok(ns) => (Some(ns), None, None),
+                        Err(e) => (None, None, Some(e.to_string())),
+                    }
+                }
                 None => match run_naive_barrier(&gpu, *blocks, *threads, args.rounds, wd()) {
                     Ok(ns) => (Some(ns), None, None),
                     Err(e) => (None, None, Some(e.to_string())),
@@ -98,7 +111,9 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
             };
             let parts = run.as_ref().map(|r| r.participants).unwrap_or(*blocks);
             match (&ns, &err) {
-                (Some(ns), _) => println!("  {shape:<10} {name:<30} {ns:>8.0} ns  ({parts} blocks)"),
+                (Some(ns), _) => {
+                    println!("  {shape:<10} {name:<30} {ns:>8.0} ns  ({parts} blocks)")
+                }
                 (None, Some(e)) => println!("  {shape:<10} {name:<30} error: {e}"),
                 _ => {}
             }
@@ -160,14 +175,23 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
     }
 
     let dir = out_dir(&gpu, &args.out)?;
-    let out = Output { device: info.clone(), barrier, mutex, semaphore };
+    let out = Output {
+        device: info.clone(),
+        barrier,
+        mutex,
+        semaphore,
+    };
     let p = write_json(&dir, "primitives.json", &out)?;
     println!("wrote {}", p.display());
     plots(&dir, &out, &shapes)?;
     Ok(())
 }
 
-fn plots(dir: &std::path::Path, out: &Output, shapes: &[(String, usize, usize)]) -> Result<(), String> {
+fn plots(
+    dir: &std::path::Path,
+    out: &Output,
+    shapes: &[(String, usize, usize)],
+) -> Result<(), String> {
     // Barrier latency per design across the shapes (x: shape index, labelled in the title).
     let mut designs: Vec<String> = out.barrier.iter().map(|b| b.design.clone()).collect();
     designs.dedup();
@@ -202,12 +226,30 @@ fn plots(dir: &std::path::Path, out: &Output, shapes: &[(String, usize, usize)])
         .iter()
         .map(|k| Series {
             label: k.name().into(),
-            points: out.mutex.iter().filter(|r| r.kind == *k).map(|r| (r.blocks as f64, r.mops)).collect(),
+            points: out
+                .mutex
+                .iter()
+                .filter(|r| r.kind == *k)
+                .map(|r| (r.blocks as f64, r.mops))
+                .collect(),
         })
         .collect();
-    line_plot(&dir.join("mutex_throughput.svg"), "mutex throughput (empty critical section)",
-        "contending blocks", "Mops/s", &series, true, true)?;
-    let full = out.semaphore.iter().filter(|r| r.kind != SemaphoreKind::Sleeping).map(|r| r.blocks).max().unwrap_or(0);
+    line_plot(
+        &dir.join("mutex_throughput.svg"),
+        "mutex throughput (empty critical section)",
+        "contending blocks",
+        "Mops/s",
+        &series,
+        true,
+        true,
+    )?;
+    let full = out
+        .semaphore
+        .iter()
+        .filter(|r| r.kind != SemaphoreKind::Sleeping)
+        .map(|r| r.blocks)
+        .max()
+        .unwrap_or(0);
     let series: Vec<Series> = SemaphoreKind::ALL
         .iter()
         .map(|k| Series {
@@ -220,7 +262,14 @@ fn plots(dir: &std::path::Path, out: &Output, shapes: &[(String, usize, usize)])
                 .collect(),
         })
         .collect();
-    line_plot(&dir.join("semaphore_throughput.svg"),
-        &format!("semaphore throughput, {full} blocks"), "initial value", "Mops/s", &series, true, true)?;
+    line_plot(
+        &dir.join("semaphore_throughput.svg"),
+        &format!("semaphore throughput, {full} blocks"),
+        "initial value",
+        "Mops/s",
+        &series,
+        true,
+        true,
+    )?;
     Ok(())
 }

@@ -39,7 +39,10 @@ fn check_barrier(gpu: &Gpu, kind: BarrierKind, cluster: u32, launched: usize, th
     );
     assert!(r.participants >= 1 && r.participants <= r.occupancy_bound.max(launched));
     assert!(r.ids_contiguous, "{kind}: participant ids are not 0..n-1");
-    assert_eq!(r.violations, 0, "{kind}: message passing across the barrier failed");
+    assert_eq!(
+        r.violations, 0,
+        "{kind}: message passing across the barrier failed"
+    );
 }
 
 #[test]
@@ -76,32 +79,52 @@ fn mutexes_count_every_acquisition() {
     for &kind in MutexKind::ALL {
         let r = run_mutex(&gpu, kind, full, 128, iters, true, wd())
             .unwrap_or_else(|e| panic!("{kind}: {e}"));
-        println!("{kind}: {full} blocks x {iters}: counter {} ({:.2} Mops/s)", r.counter, r.mops);
-        assert_eq!(r.counter, full as u64 * u64::from(iters), "{kind}: lost updates");
+        println!(
+            "{kind}: {full} blocks x {iters}: counter {} ({:.2} Mops/s)",
+            r.counter, r.mops
+        );
+        assert_eq!(
+            r.counter,
+            full as u64 * u64::from(iters),
+            "{kind}: lost updates"
+        );
+    }
+}
+
+fn check_semaphores(gpu: &Gpu, kinds: &[SemaphoreKind], blocks: usize) {
+    let w = Watchdog::default().with_timeout(Duration::from_secs(10));
+    let iters = (ROUNDS as usize).div_ceil(blocks) as u32;
+    for &kind in kinds {
+        for initial in [1u32, 2, 10, 120] {
+            let r = run_semaphore(gpu, kind, initial, blocks, 128, iters, true, w)
+                .unwrap_or_else(|e| panic!("{kind} ({initial}): {e}"));
+            println!(
+                "{kind} initial {initial}, {blocks} blocks: {} violations, {:.2} Mops/s",
+                r.violations, r.mops
+            );
+            assert_eq!(r.violations, 0, "{kind} initial {initial}: too many inside");
+        }
     }
 }
 
 #[test]
-fn semaphores_never_exceed_their_value() {
-    let Some(gpu) = gpu_or_skip("semaphores_never_exceed_their_value") else {
+fn sleeping_semaphore_never_exceeds_its_value() {
+    let Some(gpu) = gpu_or_skip("sleeping_semaphore_never_exceeds_its_value") else {
         return;
     };
-    // One block per SM: the spinning semaphores are unfair (seed 004), and at full occupancy one
-    // block can be starved past any reasonable watchdog; the sleeping one is tested at full
-    // occupancy too.
-    let w = Watchdog::default().with_timeout(Duration::from_secs(10));
-    let sms = gpu.info().sm_count as usize;
     let full = gpu.info().resident_blocks_bound(128) as usize;
-    for &kind in SemaphoreKind::ALL {
-        let blocks = if kind == SemaphoreKind::Sleeping { full } else { sms };
-        let iters = (ROUNDS as usize).div_ceil(blocks) as u32;
-        for initial in [1u32, 2, 10, 120] {
-            let r = run_semaphore(&gpu, kind, initial, blocks, 128, iters, true, w)
-                .unwrap_or_else(|e| panic!("{kind} ({initial}): {e}"));
-            println!("{kind} initial {initial}: {} violations, {:.2} Mops/s", r.violations, r.mops);
-            assert_eq!(r.violations, 0, "{kind} initial {initial}: too many inside");
-        }
-    }
+    check_semaphores(&gpu, &[SemaphoreKind::Sleeping], full);
+}
+
+/// The spinning semaphores (seed 004 Alg. 4): on an H200 a wait or post with 1–2 permits was
+/// seen to make no progress for over 10 s even with 16 contending blocks (reported; see
+/// bench/results/nvidia-h200/README-sync.md), which the watchdog turns into Error::Deadlock.
+#[test]
+fn spinning_semaphores_never_exceed_their_value() {
+    let Some(gpu) = gpu_or_skip("spinning_semaphores_never_exceed_their_value") else {
+        return;
+    };
+    check_semaphores(&gpu, &[SemaphoreKind::Spin, SemaphoreKind::SpinBackoff], 16);
 }
 
 #[test]
@@ -112,7 +135,12 @@ fn discovery_finds_contiguous_agreeing_participants() {
     let info = gpu.info().clone();
     // Max: the opt-in limit, less 1 KiB for the kernels' static shared memory.
     let max_shared = info.max_shared_per_block - 1024;
-    for (threads, shared) in [(32usize, 0u32), (1024, 0), (32, max_shared), (1024, max_shared)] {
+    for (threads, shared) in [
+        (32usize, 0u32),
+        (1024, 0),
+        (32, max_shared),
+        (1024, max_shared),
+    ] {
         for method in [DiscoveryMethod::Quiescent, DiscoveryMethod::TicketLock] {
             for hinted in [true, false] {
                 if method != DiscoveryMethod::Quiescent && hinted {
@@ -126,7 +154,10 @@ fn discovery_finds_contiguous_agreeing_participants() {
                     r.participants, r.occupancy_bound, 100.0 * r.recall, r.protocol_us
                 );
                 assert!(r.participants >= 1);
-                assert!(r.participants <= r.occupancy_bound, "more participants than can be resident");
+                assert!(
+                    r.participants <= r.occupancy_bound,
+                    "more participants than can be resident"
+                );
                 assert!(r.ids_contiguous, "ids are not 0..n-1");
                 assert!(r.agree, "participants disagree on n");
             }
@@ -144,7 +175,10 @@ fn naive_barrier_without_discovery_is_a_deadlock_error() {
     let t0 = std::time::Instant::now();
     match run_naive_barrier(&gpu, twice, 128, 10, w) {
         Err(Error::Deadlock { primitive, .. }) => {
-            println!("naive barrier over {twice} blocks: deadlock in {primitive} after {:?}", t0.elapsed());
+            println!(
+                "naive barrier over {twice} blocks: deadlock in {primitive} after {:?}",
+                t0.elapsed()
+            );
         }
         other => panic!("expected Error::Deadlock, got {other:?}"),
     }

@@ -265,8 +265,12 @@ impl MachineAbstraction {
     pub fn load(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Io(format!("reading {}: {e}", path.display())))?;
-        serde_json::from_str(&text)
-            .map_err(|e| Error::Input(format!("{} is not a machine abstraction: {e}", path.display())))
+        serde_json::from_str(&text).map_err(|e| {
+            Error::Input(format!(
+                "{} is not a machine abstraction: {e}",
+                path.display()
+            ))
+        })
     }
 
     /// Writes it as pretty JSON, creating the directory.
@@ -277,7 +281,8 @@ impl MachineAbstraction {
         }
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| Error::Io(format!("serialising the machine abstraction: {e}")))?;
-        std::fs::write(path, text).map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))
+        std::fs::write(path, text)
+            .map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))
     }
 }
 
@@ -342,7 +347,7 @@ mod tests {
     #[test]
     fn missing_timing_is_an_error() {
         let mut t = timings(2.0, 2.0, 1.0);
-        t.pop();
+        t.remove(0); // contentious atomic read
         assert!(Characteristics::from_timings(&t).is_err());
     }
 
@@ -369,8 +374,15 @@ mod tests {
 
     #[test]
     fn json_round_trip_and_names() {
-        let m = MachineAbstraction::from_timings("NVIDIA H100 80GB HBM3", (9, 0), 132, 1056, 1000,
-            timings(2.0, 3.0, 1.0)).unwrap();
+        let m = MachineAbstraction::from_timings(
+            "NVIDIA H100 80GB HBM3",
+            (9, 0),
+            132,
+            1056,
+            1000,
+            timings(2.0, 3.0, 1.0),
+        )
+        .unwrap();
         let dir = std::env::temp_dir().join(format!("occupant-machine-{}", std::process::id()));
         let p = dir.join("m.json");
         m.save(&p).unwrap();

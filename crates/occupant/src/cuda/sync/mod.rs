@@ -13,7 +13,8 @@ mod objects;
 pub mod run;
 
 pub use kernels::{
-    compile, compile_grid_sync, BARRIER_CU, DISCOVERY_CU, GRID_SYNC_CU, MEMORY_BENCH_CU, MUTEX_CU, SEMAPHORE_CU,
+    compile, compile_grid_sync, BARRIER_CU, DISCOVERY_CU, GRID_SYNC_CU, MEMORY_BENCH_CU, MUTEX_CU,
+    SEMAPHORE_CU,
 };
 pub use kinds::{BarrierKind, DiscoveryMethod, MutexKind, SemaphoreKind};
 pub use machine::{

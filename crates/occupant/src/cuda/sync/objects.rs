@@ -28,7 +28,6 @@ use crate::model::Result;
 
 /// An inter-block barrier's device state (pass [`Barrier::state`] to the kernel, construct
 /// `Barrier::device_type()` from it and the `occ::Env` of discovery).
-
 pub struct Barrier {
     kind: BarrierKind,
     capacity: usize,
@@ -47,7 +46,11 @@ impl Barrier {
     }
     /// With the device's default kind (its machine abstraction, measured once and stored).
     pub fn with_default_kind(gpu: &Gpu, capacity: usize) -> Result<Self> {
-        Self::new(gpu, MachineAbstraction::for_gpu(gpu)?.defaults.barrier, capacity)
+        Self::new(
+            gpu,
+            MachineAbstraction::for_gpu(gpu)?.defaults.barrier,
+            capacity,
+        )
     }
     /// The implementation.
     pub fn kind(&self) -> BarrierKind {
@@ -72,7 +75,6 @@ impl Barrier {
 }
 
 /// A mutex's device state.
-
 pub struct Mutex {
     kind: MutexKind,
     state: DeviceBuffer<u32>,
@@ -109,7 +111,6 @@ impl Mutex {
 }
 
 /// A counting semaphore's device state.
-
 pub struct Semaphore {
     kind: SemaphoreKind,
     initial: u32,
@@ -127,7 +128,11 @@ impl Semaphore {
     }
     /// With the device's default kind.
     pub fn with_default_kind(gpu: &Gpu, initial: u32) -> Result<Self> {
-        Self::new(gpu, MachineAbstraction::for_gpu(gpu)?.defaults.semaphore, initial)
+        Self::new(
+            gpu,
+            MachineAbstraction::for_gpu(gpu)?.defaults.semaphore,
+            initial,
+        )
     }
     /// The implementation.
     pub fn kind(&self) -> SemaphoreKind {

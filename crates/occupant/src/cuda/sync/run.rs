@@ -79,6 +79,7 @@ pub struct BarrierRun {
 /// Runs barrier `kind` over the blocks discovery finds among `launched` blocks of
 /// `block_threads` threads (cluster size `cluster`, 1 = none; only the hierarchical barrier
 /// uses clusters). `check`: message passing in every round (see kernels/barrier.cu).
+#[allow(clippy::too_many_arguments)]
 pub fn run_barrier(
     gpu: &Gpu,
     kind: BarrierKind,
@@ -118,7 +119,17 @@ pub fn run_barrier(
     let report = m.launch(
         &name,
         &cfg,
-        &args![method, hint, &bstate, &data, rounds, u32::from(check), &violations, &ids, &times],
+        &args![
+            method,
+            hint,
+            &bstate,
+            &data,
+            rounds,
+            u32::from(check),
+            &violations,
+            &ids,
+            &times
+        ],
     )?;
     let participants = report.participants.unwrap_or(0) as usize;
     let ids = ids.to_vec()?;
@@ -186,9 +197,17 @@ pub fn run_naive_barrier(
 }
 
 /// The occupancy API's bound for `kernel` of `module` at this shape (blocks on the device).
-pub fn occupancy_bound(gpu: &Gpu, module: &Module, kernel: &str, block_threads: usize, shared: u32) -> Result<usize> {
-    Ok(module.max_active_blocks_per_sm(kernel, block_threads as u32, shared)? as usize
-        * gpu.info().sm_count as usize)
+pub fn occupancy_bound(
+    gpu: &Gpu,
+    module: &Module,
+    kernel: &str,
+    block_threads: usize,
+    shared: u32,
+) -> Result<usize> {
+    Ok(
+        module.max_active_blocks_per_sm(kernel, block_threads as u32, shared)? as usize
+            * gpu.info().sm_count as usize,
+    )
 }
 
 /// One mutex run.
@@ -224,7 +243,11 @@ pub fn run_mutex(
     let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
     let cfg = LaunchConfig::plain(blocks, block_threads).watchdog(watchdog);
     let name = format!("mutex_{}", kind.name());
-    m.launch(&name, &cfg, &args![&state, &counter, iters, u32::from(work), &times])?;
+    m.launch(
+        &name,
+        &cfg,
+        &args![&state, &counter, iters, u32::from(work), &times],
+    )?;
     let ns = span_ns(&times.to_vec()?);
     let ops = blocks as f64 * f64::from(iters);
     Ok(MutexRun {
@@ -269,7 +292,9 @@ pub fn run_semaphore(
     watchdog: Watchdog,
 ) -> Result<SemaphoreRun> {
     if initial == 0 {
-        return Err(Error::InvalidLaunch("a semaphore needs at least one permit".into()));
+        return Err(Error::InvalidLaunch(
+            "a semaphore needs at least one permit".into(),
+        ));
     }
     let m = kernels::compile(gpu, "occupant_semaphore.cu", SEMAPHORE_CU, 1)?;
     let state = gpu.upload(&kind.initial_state(initial))?;
@@ -281,7 +306,15 @@ pub fn run_semaphore(
     m.launch(
         &name,
         &cfg,
-        &args![&state, initial, &inside, &violations, iters, u32::from(check), &times],
+        &args![
+            &state,
+            initial,
+            &inside,
+            &violations,
+            iters,
+            u32::from(check),
+            &times
+        ],
     )?;
     let ns = span_ns(&times.to_vec()?);
     let ops = blocks as f64 * f64::from(iters);
@@ -340,7 +373,11 @@ pub fn run_discovery(
     let cluster = cluster.max(1);
     let m = kernels::compile(gpu, "occupant_discovery.cu", DISCOVERY_CU, cluster)?;
     let bound = occupancy_bound(gpu, &m, "discovery_probe", block_threads, shared_bytes)?;
-    let hint = if hinted { (bound / cluster as usize) as u32 } else { 0 };
+    let hint = if hinted {
+        (bound / cluster as usize) as u32
+    } else {
+        0
+    };
     let bstate = gpu.alloc_zeroed::<u32>(launched.max(1))?;
     let ids = gpu.alloc_zeroed::<u32>(launched)?;
     let nseen = gpu.alloc_zeroed::<u32>(launched)?;
@@ -377,7 +414,11 @@ pub fn run_discovery(
         launched,
         occupancy_bound: bound,
         participants,
-        recall: if bound > 0 { participants as f64 / bound as f64 } else { 0.0 },
+        recall: if bound > 0 {
+            participants as f64 / bound as f64
+        } else {
+            0.0
+        },
         ids_contiguous: ids_are_contiguous(&ids)
             && ids.iter().filter(|&&i| i != u32::MAX).count() == participants,
         agree,
@@ -387,7 +428,12 @@ pub fn run_discovery(
 
 /// Runs the twelve memory microbenchmarks: `blocks` blocks of 32 threads (one master each),
 /// `accesses` accesses per block, median of `reps` launches per benchmark.
-pub fn measure_memory(gpu: &Gpu, blocks: usize, accesses: u32, reps: usize) -> Result<Vec<MemoryTiming>> {
+pub fn measure_memory(
+    gpu: &Gpu,
+    blocks: usize,
+    accesses: u32,
+    reps: usize,
+) -> Result<Vec<MemoryTiming>> {
     let m = kernels::compile(gpu, "occupant_memory_bench.cu", MEMORY_BENCH_CU, 1)?;
     let base = gpu.alloc_zeroed::<u32>(blocks * 64 + 64)?;
     let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
@@ -400,7 +446,14 @@ pub fn measure_memory(gpu: &Gpu, blocks: usize, accesses: u32, reps: usize) -> R
                 m.launch(
                     "memory_bench",
                     &cfg,
-                    &args![&base, access.kernel_kind(), u32::from(contentious), accesses, 0u32, &times],
+                    &args![
+                        &base,
+                        access.kernel_kind(),
+                        u32::from(contentious),
+                        accesses,
+                        0u32,
+                        &times
+                    ],
                 )?;
                 runs.push(span_ns(&times.to_vec()?));
             }
