@@ -4,6 +4,8 @@ mod cuda_bench_common;
 mod cuda_bench_discovery;
 mod cuda_bench_memory;
 mod cuda_bench_primitives;
+mod cuda_info;
+mod cuda_launch_bench;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -27,6 +29,8 @@ enum Command {
 
 #[derive(Subcommand)]
 enum BenchCommand {
+    /// NVRTC compile time and kernel launch overhead per launch mode (CUDA).
+    Launch(cuda_launch_bench::LaunchBenchArgs),
     /// Barrier latency, mutex and semaphore throughput, with comparators (CUDA).
     Primitives(cuda_bench_primitives::PrimitivesBenchArgs),
     /// Occupancy discovery: recall against the occupancy API and protocol time (CUDA).
@@ -38,7 +42,11 @@ enum BenchCommand {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), String> = match cli.command {
-        Command::Info => Ok(()),
+        Command::Info => {
+            cuda_info::print_cuda_info();
+            Ok(())
+        }
+        Command::Bench(BenchCommand::Launch(args)) => cuda_launch_bench::run(&args),
         Command::Bench(BenchCommand::Primitives(a)) => cuda_bench_primitives::run(&a),
         Command::Bench(BenchCommand::Discovery(a)) => cuda_bench_discovery::run(&a),
         Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),

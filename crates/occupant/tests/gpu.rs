@@ -2,7 +2,6 @@
 //! OCCUPANT_REQUIRE_GPU=1 (the GPU loop, scripts/gpu-loop.sh) a missing GPU fails them.
 //! Measured figures are printed and, with OCCUPANT_RESULTS_DIR set, written there as JSON.
 
-#[path = "gpu_common.rs"]
 mod common;
 
 use common::{gpu_or_skip, record};

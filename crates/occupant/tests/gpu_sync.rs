@@ -2,9 +2,9 @@
 //! Skips with one line without a GPU; fails instead under OCCUPANT_REQUIRE_GPU=1.
 //! `sanitizer_smoke` is the small run meant for compute-sanitizer (racecheck, synccheck).
 
-mod gpu_common;
+mod common;
 
-use gpu_common::gpu_or_skip;
+use common::gpu_or_skip;
 use occupant::cuda::sync::run::{
     run_barrier, run_discovery, run_mutex, run_naive_barrier, run_semaphore,
 };

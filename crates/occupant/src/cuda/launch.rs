@@ -176,13 +176,26 @@ impl Module {
         let (k, mut report, mut armed) = self.prepare(kernel, cfg, args)?;
         let t0 = Instant::now();
         self.submit(&k, cfg, &report, args)?;
+        if let (Some(ptr), Some(pinned)) = (self.inner.ctl, &self.inner.readback) {
+            // SAFETY: occ_ctl spans CONTROL_BYTES (checked at load) and so does the pinned
+            // buffer, which only this launch (holding the launch lock) uses until the wait ends.
+            unsafe {
+                sys::cuMemcpyDtoHAsync_v2(
+                    pinned.ptr().cast(),
+                    ptr,
+                    CONTROL_BYTES,
+                    self.inner.gpu.stream.cu_stream(),
+                )
+            }
+            .result()
+            .map_err(|e| driver_err("cuMemcpyDtoHAsync(occ_ctl)", e))?;
+        }
         self.wait(cfg.host_deadline)?;
         report.elapsed_us = t0.elapsed().as_secs_f64() * 1e6;
-        if let Some(ptr) = self.inner.ctl {
+        if let Some(pinned) = &self.inner.readback {
             let mut b = [0u8; CONTROL_BYTES];
-            // SAFETY: ptr is occ_ctl of this module, CONTROL_BYTES long (checked at load).
-            unsafe { cu::memcpy_dtoh_sync(&mut b[..], ptr) }
-                .map_err(|e| driver_err("cuMemcpyDtoH(occ_ctl)", e))?;
+            // SAFETY: the copy into the pinned buffer completed (the stream is idle).
+            unsafe { std::ptr::copy_nonoverlapping(pinned.ptr(), b.as_mut_ptr(), CONTROL_BYTES) };
             let ctl = Control::from_bytes(&b);
             *armed = Some(ctl);
             report.spins = ctl.spins;

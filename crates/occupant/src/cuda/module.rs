@@ -30,6 +30,40 @@ pub(crate) struct Inner {
     kernels: Mutex<HashMap<String, Arc<Kernel>>>,
     /// Held for the whole of a launch; holds what was last written to `occ_ctl`.
     pub(crate) launch_lock: Mutex<Option<super::watchdog::Control>>,
+    /// Page-locked host memory `occ_ctl` is read back into, queued right after the kernel.
+    pub(crate) readback: Option<Pinned>,
+}
+
+/// A small page-locked host buffer (`cuMemHostAlloc`), for asynchronous read-backs.
+pub(crate) struct Pinned(*mut u8);
+
+// SAFETY: the buffer is only accessed under the module's launch lock.
+unsafe impl Send for Pinned {}
+// SAFETY: as above.
+unsafe impl Sync for Pinned {}
+
+impl Pinned {
+    fn new(bytes: usize) -> Result<Pinned> {
+        let mut p: *mut std::ffi::c_void = std::ptr::null_mut();
+        // SAFETY: out-pointer to a live pointer; the context is current (load_module bound it).
+        unsafe { sys::cuMemHostAlloc(&mut p, bytes, 0) }
+            .result()
+            .map_err(|e| driver_err("cuMemHostAlloc", e))?;
+        Ok(Pinned(p.cast()))
+    }
+
+    pub(crate) fn ptr(&self) -> *mut u8 {
+        self.0
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemHostAlloc, freed once.
+        unsafe {
+            sys::cuMemFreeHost(self.0.cast());
+        }
+    }
 }
 
 /// One kernel of a module, with its parameter sizes.
@@ -102,6 +136,9 @@ impl Module {
             }
         }
         let discovery = global("occ_discovery")?;
+        let readback = ctl
+            .map(|_| Pinned::new(super::watchdog::CONTROL_BYTES))
+            .transpose()?;
         Ok(Module {
             inner: Arc::new(Inner {
                 gpu,
@@ -111,6 +148,7 @@ impl Module {
                 discovery,
                 kernels: Mutex::new(HashMap::new()),
                 launch_lock: Mutex::new(None),
+                readback,
             }),
             hit,
         })
