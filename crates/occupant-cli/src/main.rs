@@ -1,5 +1,9 @@
 //! `occupant`: the command-line front end of the occupant toolkit.
 
+mod cuda_bench_common;
+mod cuda_bench_discovery;
+mod cuda_bench_memory;
+mod cuda_bench_primitives;
 mod cuda_info;
 mod cuda_launch_bench;
 mod info;
@@ -35,6 +39,12 @@ enum Command {
 enum BenchCommand {
     /// NVRTC compile time and kernel launch overhead per launch mode (CUDA).
     Launch(cuda_launch_bench::LaunchBenchArgs),
+    /// Barrier latency, mutex and semaphore throughput, with comparators (CUDA).
+    Primitives(cuda_bench_primitives::PrimitivesBenchArgs),
+    /// Occupancy discovery: recall against the occupancy API and protocol time (CUDA).
+    Discovery(cuda_bench_discovery::DiscoveryBenchArgs),
+    /// The memory-system microbenchmarks and the machine abstraction (CUDA).
+    Memory(cuda_bench_memory::MemoryBenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +68,9 @@ fn main() -> ExitCode {
         }
         Command::Tour => tour::run(),
         Command::Bench(BenchCommand::Launch(args)) => cuda_launch_bench::run(&args),
+        Command::Bench(BenchCommand::Primitives(a)) => cuda_bench_primitives::run(&a),
+        Command::Bench(BenchCommand::Discovery(a)) => cuda_bench_discovery::run(&a),
+        Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
