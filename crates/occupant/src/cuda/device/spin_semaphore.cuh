@@ -10,6 +10,12 @@
 // post():  loop { V = atom.acquire.gpu.exch(S, 0); V > 0: st.release.gpu(S, V + 1), done }
 // The back-off variant sleeps between failed wait() rounds (not in post(), which must finish
 // quickly, as in the seed). Each loop goes through occ::poll_until.
+//
+// Test before exchange: wait() exchanges only when a plain read (ld.relaxed.gpu) shows a free
+// permit (S > 1), and post() only when the word is not held (S != 0). The seed's version
+// exchanges blindly; on an H200 its waiters, hammering S with exchanges while the semaphore was
+// full, kept S at 0 nearly all the time and starved post() for over 10 s with only 16 blocks.
+// The read changes no state, so the protocol (and its correctness argument) is the seed's.
 #pragma once
 
 #include "poll.cuh"
@@ -34,6 +40,13 @@ struct SpinSemaphoreT {
     u32* s = word;
     unsigned ns = OCC_SEM_BACKOFF_MIN_NS;
     return poll_until(kPrim, [s, &ns] {
+      if (ld_relaxed(s) <= 1u) {  // held by another block, or no permit free: just read
+        if (Backoff) {
+          __nanosleep(ns);
+          ns = ns >= OCC_SEM_BACKOFF_MAX_NS ? OCC_SEM_BACKOFF_MIN_NS : ns * 2u;
+        }
+        return false;
+      }
       const u32 v = atomic_exch_acquire(s, 0u);
       if (v > 1u) {
         st_release(s, v - 1u);
@@ -51,6 +64,7 @@ struct SpinSemaphoreT {
   __device__ __forceinline__ bool post() {
     u32* s = word;
     return poll_until(kPrim, [s] {
+      if (ld_relaxed(s) == 0u) return false;  // held by another block
       const u32 v = atomic_exch_acquire(s, 0u);
       if (v > 0u) {
         st_release(s, v + 1u);
