@@ -1,5 +1,10 @@
 //! `occupant`: the command-line front end of the occupant toolkit.
 
+mod cuda_info;
+mod cuda_launch_bench;
+mod info;
+mod tour;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -14,13 +19,45 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// List the backends and their properties.
-    Info,
+    Info {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A short demonstration on the CPU backend: barriers, coroutines, a deadlock caught.
+    Tour,
+    /// Benchmarks.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// NVRTC compile time and kernel launch overhead per launch mode (CUDA).
+    Launch(cuda_launch_bench::LaunchBenchArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), String> = match cli.command {
-        Command::Info => Ok(()),
+        Command::Info { json } => {
+            let cpu = info::cpu_info(json);
+            if json {
+                let cuda = match occupant::cuda::probe_device() {
+                    Ok(info) => serde_json::to_value(info).unwrap_or_default(),
+                    Err(e) => {
+                        serde_json::json!({ "backend": "cuda", "available": false, "reason": e.to_string() })
+                    }
+                };
+                println!("{}", serde_json::json!({ "backends": [cpu, cuda] }));
+            } else {
+                println!();
+                cuda_info::print_cuda_info();
+            }
+            Ok(())
+        }
+        Command::Tour => tour::run(),
+        Command::Bench(BenchCommand::Launch(args)) => cuda_launch_bench::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,248 @@
+//! Running one work-group: a plain loop over its work-items until the first `barrier()`, then
+//! the other work-items as coroutines, resumed one after another at each barrier (Clover).
+//!
+//! Work-item 0 always runs on the compute unit's own stack. When it reaches a barrier, the
+//! group's other work-items start (or resume) as coroutines, each running until it reaches a
+//! barrier — which must be the same one — or finishes (divergence). Then work-item 0 goes on.
+//! When work-item 0 finishes, the others are resumed to their end.
+
+use super::stack_pool::StackPool;
+use super::watchdog::{unwind, CpuWaiter, LaunchState, Unwind};
+use super::work_item::WorkItem;
+use crate::model::{delinearize, linearize, Dim3, NDRange};
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+use std::cell::{Cell, RefCell};
+use std::panic::Location;
+use std::sync::atomic::AtomicUsize;
+
+/// Which barrier a work-item waits at: its source location.
+pub(crate) type BarrierAt = &'static Location<'static>;
+pub(crate) type ItemYielder = Yielder<(), BarrierAt>;
+type ItemCoroutine = Coroutine<(), BarrierAt, (), DefaultStack>;
+
+/// What a work-item needs to know about its group (not generic, so `WorkItem` is not either).
+pub(crate) struct GroupInfo<'a> {
+    pub(crate) range: NDRange,
+    pub(crate) group_linear: usize,
+    pub(crate) group_ids: Dim3,
+    /// Global id of the group's work-item 0, per dimension.
+    pub(crate) global_base: Dim3,
+    pub(crate) global_size: Dim3,
+    pub(crate) group_count: usize,
+    pub(crate) local_count: usize,
+    pub(crate) waiter: CpuWaiter<'a>,
+    pub(crate) state: &'a LaunchState,
+    pub(crate) adversarial: bool,
+    pub(crate) broadcast: Cell<u64>,
+    /// The work-item running now (for panic reports).
+    pub(crate) current: Cell<usize>,
+}
+
+impl GroupInfo<'_> {
+    pub(crate) fn leave_if_aborted(&self) {
+        if self.state.aborted() {
+            unwind(Unwind::Abort);
+        }
+    }
+}
+
+/// Barrier scheduling, behind a trait object so that `WorkItem` is not generic over the kernel.
+pub(crate) trait GroupOps {
+    /// Called by work-item 0 at barrier `at`: runs every other work-item to that barrier.
+    fn run_others_to(&self, at: BarrierAt);
+}
+
+/// Where the coroutines' stacks come from.
+pub(crate) struct StackSource<'p> {
+    pub(crate) pool: &'p mut StackPool,
+    pub(crate) size: usize,
+    pub(crate) allocated: &'p AtomicUsize,
+}
+
+/// One running group of a kernel `F` with local memory `L`.
+pub(crate) struct Group<'a, 'p, F, L> {
+    pub(crate) info: GroupInfo<'a>,
+    kernel: &'a F,
+    local: &'a L,
+    stacks: RefCell<StackSource<'p>>,
+    /// Coroutines of work-items 1..n (index k-1 holds work-item k), once a barrier was reached.
+    coroutines: RefCell<Vec<ItemCoroutine>>,
+    /// The last pair of barrier locations found equal. Work-item 0 and the coroutines run
+    /// different inlined copies of the kernel, so one source location can have two `Location`
+    /// statics; this spares the string comparison at every barrier.
+    same: Cell<(*const Location<'static>, *const Location<'static>)>,
+}
+
+impl<'a, 'p, F, L> Group<'a, 'p, F, L>
+where
+    F: Fn(&WorkItem<'_>, &L) + Sync,
+{
+    pub(crate) fn new(
+        info: GroupInfo<'a>,
+        kernel: &'a F,
+        local: &'a L,
+        stacks: StackSource<'p>,
+    ) -> Self {
+        Self {
+            info,
+            kernel,
+            local,
+            stacks: RefCell::new(stacks),
+            coroutines: RefCell::new(Vec::new()),
+            same: Cell::new((std::ptr::null(), std::ptr::null())),
+        }
+    }
+
+    /// Whether two barrier locations are the same source location.
+    #[inline]
+    fn same_barrier(&self, a: BarrierAt, b: BarrierAt) -> bool {
+        let key = (a as *const _, b as *const _);
+        if std::ptr::eq(a, b) || self.same.get() == key {
+            return true;
+        }
+        let equal = a == b;
+        if equal {
+            self.same.set(key);
+        }
+        equal
+    }
+
+    #[inline(always)]
+    fn item(&self, k: usize, local: Dim3, yielder: *const ItemYielder) -> WorkItem<'_> {
+        let base = self.info.global_base;
+        let global = [base[0] + local[0], base[1] + local[1], base[2] + local[2]];
+        WorkItem {
+            global_linear: linearize(global, self.info.global_size),
+            info: &self.info,
+            ops: self,
+            local,
+            local_linear: k,
+            global_base: self.info.global_base,
+            global_size: self.info.global_size,
+            yielder,
+        }
+    }
+
+    /// Runs every work-item of the group to completion (or unwinds on failure).
+    pub(crate) fn run(&self) {
+        self.info.current.set(0);
+        (self.kernel)(&self.item(0, [0; 3], std::ptr::null()), self.local);
+        if !self.coroutines.borrow().is_empty() {
+            self.finish_coroutines();
+            return;
+        }
+        // No barrier so far: the other work-items run as a plain loop.
+        let [lx, ly, _] = self.info.range.local_size();
+        let mut item = self.item(0, [0; 3], std::ptr::null());
+        for k in 1..self.info.local_count {
+            item.local[0] += 1;
+            item.global_linear += 1;
+            if item.local[0] == lx {
+                item.local[0] = 0;
+                item.local[1] += 1;
+                if item.local[1] == ly {
+                    item.local[1] = 0;
+                    item.local[2] += 1;
+                }
+                // Next row of the group: recompute the linear id (rare for wide groups).
+                let g = [
+                    item.global_base[0],
+                    item.global_base[1] + item.local[1],
+                    item.global_base[2] + item.local[2],
+                ];
+                item.global_linear = linearize(g, item.global_size);
+            }
+            item.local_linear = k;
+            self.info.current.set(k);
+            (self.kernel)(&item, self.local);
+        }
+    }
+
+    /// Work-item 0 has finished: every other work-item must finish without another barrier.
+    fn finish_coroutines(&self) {
+        let mut coroutines = self.coroutines.borrow_mut();
+        for (i, co) in coroutines.iter_mut().enumerate() {
+            self.info.current.set(i + 1);
+            if let CoroutineResult::Yield(at) = co.resume(()) {
+                unwind(Unwind::Divergence(format!(
+                    "work-item {} waits at the barrier at {at}, but work-item 0 has finished",
+                    i + 1
+                )));
+            }
+        }
+        self.info.current.set(0);
+    }
+
+    fn spawn_coroutines(&self, coroutines: &mut Vec<ItemCoroutine>) {
+        let n = self.info.local_count;
+        let mut stacks = self.stacks.borrow_mut();
+        coroutines.reserve(n - 1);
+        for k in 1..n {
+            let StackSource {
+                pool,
+                size,
+                allocated,
+            } = &mut *stacks;
+            let stack = match pool.take(*size, allocated) {
+                Ok(s) => s,
+                Err(e) => {
+                    self.info.state.fail(crate::Error::Resource(format!(
+                        "could not map a {size}-byte coroutine stack for work-item {k}: {e}; use fewer work-items per group or a smaller stack size"
+                    )));
+                    unwind(Unwind::Abort);
+                }
+            };
+            let this: &Self = self;
+            let body = move |y: &ItemYielder, ()| {
+                let item = this.item(k, delinearize(k, this.info.range.local_size()), y);
+                (this.kernel)(&item, this.local);
+            };
+            // SAFETY: every coroutine borrows `self` (and through it the kernel and local
+            // memory); `release_stacks` drives each one to completion or unwinds it before the
+            // group is dropped, and the executor calls it on every path.
+            coroutines.push(unsafe { ItemCoroutine::with_stack_unchecked(stack, body) });
+        }
+    }
+
+    /// Unwinds coroutines that did not finish (after a failure) and returns all stacks to the pool.
+    pub(crate) fn release_stacks(&self) -> bool {
+        let coroutines = std::mem::take(&mut *self.coroutines.borrow_mut());
+        let used = !coroutines.is_empty();
+        let mut stacks = self.stacks.borrow_mut();
+        for mut co in coroutines {
+            if !co.done() {
+                co.force_unwind();
+            }
+            stacks.pool.give(co.into_stack());
+        }
+        used
+    }
+}
+
+impl<F, L> GroupOps for Group<'_, '_, F, L>
+where
+    F: Fn(&WorkItem<'_>, &L) + Sync,
+{
+    fn run_others_to(&self, at: BarrierAt) {
+        let mut coroutines = self.coroutines.borrow_mut();
+        if coroutines.is_empty() {
+            self.spawn_coroutines(&mut coroutines);
+        }
+        for (i, co) in coroutines.iter_mut().enumerate() {
+            self.info.current.set(i + 1);
+            match co.resume(()) {
+                CoroutineResult::Yield(there) if self.same_barrier(there, at) => {}
+                CoroutineResult::Yield(there) => unwind(Unwind::Divergence(format!(
+                    "work-item 0 waits at the barrier at {at}, work-item {} at the barrier at {there}",
+                    i + 1
+                ))),
+                CoroutineResult::Return(()) => unwind(Unwind::Divergence(format!(
+                    "work-item 0 waits at the barrier at {at}, but work-item {} finished without reaching it",
+                    i + 1
+                ))),
+            }
+        }
+        self.info.current.set(0);
+    }
+}

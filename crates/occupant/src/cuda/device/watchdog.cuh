@@ -1,0 +1,130 @@
+// occupant device library: the watchdog. Every spin loop of every primitive waits through
+// occ::wait_until, which backs off with __nanosleep, leaves when another group aborted the
+// launch, and gives up after a deadline read from %globaltimer. A launch whose groups stop
+// making progress therefore ends (the kernel returns) instead of hanging the GPU; the host turns
+// the record left in occ_ctl into occupant::Error::Deadlock and the context stays usable.
+//
+// Protocol (host side: occupant::cuda, launch.rs / watchdog.rs):
+//   before every launch the host writes occ_ctl = { abort 0, status 0, group 0, primitive 0,
+//   timeout_ns from model::Watchdog (0 = no deadline), start_ns 0, spins 0 };
+//   after the launch it reads occ_ctl back: status 1 means a wait timed out in group `group`,
+//   primitive `primitive` (an occ::Prim); `start_ns` is the %globaltimer value at which the
+//   first wait of the launch began and `spins` the number of back-off rounds of all waits.
+//
+// Using it: a primitive waits with
+//     if (!occ::wait_until(occ::XfBarrier, [&] { return occ::ld_acquire(flag) == goal; }))
+//       return false;   // aborted: tell the caller, which leaves the kernel (`if (!ok) return;`)
+// Only the representative thread of a block should spin on inter-block state; the others wait
+// at __syncthreads() and then check occ::aborted().
+//
+// Tunables (define before including occupant.cuh):
+//   OCC_BACKOFF_MIN_NS (default 16), OCC_BACKOFF_MAX_NS (default 256): __nanosleep back-off.
+#pragma once
+
+#include "memory.cuh"
+
+#ifndef OCC_BACKOFF_MIN_NS
+#define OCC_BACKOFF_MIN_NS 16
+#endif
+#ifndef OCC_BACKOFF_MAX_NS
+#define OCC_BACKOFF_MAX_NS 256
+#endif
+
+namespace occ {
+
+/// Primitive ids recorded in Control::primitive. Host twin: occupant::cuda::primitive_name.
+enum Prim : unsigned {
+  User = 0,
+  NaiveBarrier = 1,
+  XfBarrier = 2,
+  AtomicBarrier = 3,
+  HierarchicalBarrier = 4,
+  Discovery = 5,
+  SpinMutex = 6,
+  SpinBackoffMutex = 7,
+  TicketMutex = 8,
+  TicketBackoffMutex = 9,
+  SpinSemaphore = 10,
+  SpinBackoffSemaphore = 11,
+  SleepingSemaphore = 12,
+  MessagePassing = 13,
+  GridSync = 14,
+};
+
+/// The per-module watchdog record, shared by the host runtime and the device code.
+/// Layout is fixed (host mirror: occupant::cuda::watchdog::Control, 48 bytes).
+struct Control {
+  unsigned abort;                // 1 once any wait gave up: every waiting group leaves
+  unsigned status;               // 0 ok, 1 timed out
+  unsigned group;                // linear block id of the first wait that timed out
+  unsigned primitive;            // its occ::Prim
+  unsigned long long timeout_ns; // deadline of a single wait (0 = none); written by the host
+  unsigned long long start_ns;   // %globaltimer when the launch's first wait began
+  unsigned long long spins;      // back-off rounds of all waits of the launch
+};
+
+}  // namespace occ
+
+// One per module, with C linkage so the host finds it as "occ_ctl" (cuModuleGetGlobal).
+extern "C" {
+__device__ occ::Control occ_ctl;
+}
+
+namespace occ {
+
+/// %globaltimer: a nanosecond clock shared by all SMs. Emits `mov.u64 d, %globaltimer`.
+__device__ __forceinline__ unsigned long long globaltimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/// Linear id of the calling block: blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z).
+__device__ __forceinline__ unsigned block_linear_id() {
+  return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+
+/// True once any wait of this launch gave up (ld.relaxed.gpu of occ_ctl.abort).
+__device__ __forceinline__ bool aborted() { return ld_relaxed(&occ_ctl.abort) != 0u; }
+
+/// Gives up the launch: the first caller records {status 1, group, primitive} (its CAS on
+/// status wins), then abort is raised (st.release.gpu) so every other waiting group leaves.
+__device__ __noinline__ void expire(unsigned primitive) {
+  if (atomic_cas_acq_rel(&occ_ctl.status, 0u, 1u) == 0u) {
+    st_relaxed(&occ_ctl.group, block_linear_id());
+    st_relaxed(&occ_ctl.primitive, primitive);
+  }
+  st_release(&occ_ctl.abort, 1u);
+}
+
+/// Spins until cond() is true (returns true), backing off with __nanosleep from
+/// OCC_BACKOFF_MIN_NS doubling to OCC_BACKOFF_MAX_NS. Returns false, without waiting further,
+/// when the launch was aborted by another group or when this wait outlived occ_ctl.timeout_ns
+/// (then it records itself and aborts the launch, see expire()). cond() must perform the
+/// ordering it needs itself (typically an ld_acquire).
+template <class Cond>
+__device__ __forceinline__ bool wait_until(unsigned primitive, Cond cond) {
+  if (cond()) return true;
+  const unsigned long long start = globaltimer();
+  if (ld_relaxed(&occ_ctl.start_ns) == 0ull) atomic_cas_relaxed(&occ_ctl.start_ns, 0ull, start);
+  const unsigned long long timeout = ld_relaxed(&occ_ctl.timeout_ns);
+  unsigned ns = OCC_BACKOFF_MIN_NS;
+  unsigned long long rounds = 0;
+  bool ok;
+  for (;;) {
+    if (cond()) { ok = true; break; }
+    if (aborted()) { ok = false; break; }
+    if (timeout != 0ull && globaltimer() - start > timeout) {
+      expire(primitive);
+      ok = false;
+      break;
+    }
+    __nanosleep(ns);
+    if (ns < OCC_BACKOFF_MAX_NS) ns <<= 1;
+    ++rounds;
+  }
+  atomic_add_relaxed(&occ_ctl.spins, rounds);
+  return ok;
+}
+
+}  // namespace occ

@@ -1,0 +1,284 @@
+//! A compiled and loaded program: [`Module`], its kernels and its watchdog record.
+
+use super::cache::CacheHit;
+use super::compile::Compiled;
+use super::gpu::{driver_err, Shared};
+use crate::model::{Error, Result};
+use cudarc::driver::sys::{self, CUfunction_attribute_enum as FA, CUresult};
+use cudarc::driver::{CudaFunction, CudaModule, DevicePtr};
+use cudarc::nvrtc::Ptx;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A program compiled by NVRTC and loaded on one GPU. Cheap to clone. Launch with
+/// [`Module::launch`]; launches of one module are serialised (they share its `occ_ctl`).
+#[derive(Clone)]
+pub struct Module {
+    pub(crate) inner: Arc<Inner>,
+    hit: CacheHit,
+}
+
+pub(crate) struct Inner {
+    pub(crate) gpu: Arc<Shared>,
+    cu: Arc<CudaModule>,
+    compiled: Arc<Compiled>,
+    /// Device address of `occ_ctl` when the program includes watchdog.cuh.
+    pub(crate) ctl: Option<u64>,
+    /// Device address and size of `occ_discovery` when the program defines it.
+    pub(crate) discovery: Option<(u64, usize)>,
+    kernels: Mutex<HashMap<String, Arc<Kernel>>>,
+    /// Held for the whole of a launch; holds what was last written to `occ_ctl`.
+    pub(crate) launch_lock: Mutex<Option<super::watchdog::Control>>,
+    /// Page-locked host memory `occ_ctl` is read back into, queued right after the kernel.
+    pub(crate) readback: Option<Pinned>,
+}
+
+/// A small page-locked host buffer (`cuMemHostAlloc`), for asynchronous read-backs.
+pub(crate) struct Pinned(*mut u8);
+
+// SAFETY: the buffer is only accessed under the module's launch lock.
+unsafe impl Send for Pinned {}
+// SAFETY: as above.
+unsafe impl Sync for Pinned {}
+
+impl Pinned {
+    fn new(bytes: usize) -> Result<Pinned> {
+        let mut p: *mut std::ffi::c_void = std::ptr::null_mut();
+        // SAFETY: out-pointer to a live pointer; the context is current (load_module bound it).
+        unsafe { sys::cuMemHostAlloc(&mut p, bytes, 0) }
+            .result()
+            .map_err(|e| driver_err("cuMemHostAlloc", e))?;
+        Ok(Pinned(p.cast()))
+    }
+
+    pub(crate) fn ptr(&self) -> *mut u8 {
+        self.0
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemHostAlloc, freed once.
+        unsafe {
+            sys::cuMemFreeHost(self.0.cast());
+        }
+    }
+}
+
+/// One kernel of a module, with its parameter sizes.
+pub(crate) struct Kernel {
+    pub(crate) name: String,
+    pub(crate) func: CudaFunction,
+    pub(crate) params: Vec<usize>,
+    /// Dynamic shared memory the kernel was last allowed (above the 48 KiB default).
+    pub(crate) smem_limit: Mutex<u32>,
+}
+
+/// Resource use of one kernel, as the driver reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct KernelAttributes {
+    /// Registers per thread.
+    pub registers: u32,
+    /// Local memory per thread in bytes (register spills and stack).
+    pub local_bytes: u32,
+    /// Static shared memory per block in bytes.
+    pub static_shared_bytes: u32,
+    /// Largest block this kernel can be launched with.
+    pub max_threads_per_block: u32,
+    /// Number of kernel parameters.
+    pub params: usize,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Module")
+            .field("name", &self.name())
+            .field("arch", &self.arch())
+            .field("watchdog", &self.has_watchdog())
+            .field("cache_hit", &self.hit)
+            .finish()
+    }
+}
+
+impl Module {
+    pub(crate) fn load(gpu: Arc<Shared>, compiled: Arc<Compiled>, hit: CacheHit) -> Result<Module> {
+        let image = match compiled.kind {
+            super::ImageKind::Cubin => Ptx::from_binary(compiled.image.clone()),
+            super::ImageKind::Ptx => {
+                let text = compiled.image.split(|&b| b == 0).next().unwrap_or_default();
+                Ptx::from_src(String::from_utf8_lossy(text).into_owned())
+            }
+        };
+        let cu = gpu
+            .ctx
+            .load_module(image)
+            .map_err(|e| driver_err("cuModuleLoadData", e))?;
+        let global = |name: &str| -> Result<Option<(u64, usize)>> {
+            match cu.get_global(name, &gpu.stream) {
+                Ok(view) => {
+                    let len = view.len();
+                    let (ptr, _sync) = view.device_ptr(&gpu.stream);
+                    Ok(Some((ptr, len)))
+                }
+                Err(e) if e.0 == CUresult::CUDA_ERROR_NOT_FOUND => Ok(None),
+                Err(e) => Err(driver_err("cuModuleGetGlobal", e)),
+            }
+        };
+        let ctl = global("occ_ctl")?;
+        if let Some((_, len)) = ctl {
+            if len != super::watchdog::CONTROL_BYTES {
+                return Err(Error::InvalidLaunch(format!(
+                    "occ_ctl in `{}` is {len} bytes, the host expects {}: mismatched watchdog.cuh",
+                    compiled.name,
+                    super::watchdog::CONTROL_BYTES
+                )));
+            }
+        }
+        let discovery = global("occ_discovery")?;
+        let readback = ctl
+            .map(|_| Pinned::new(super::watchdog::CONTROL_BYTES))
+            .transpose()?;
+        Ok(Module {
+            inner: Arc::new(Inner {
+                gpu,
+                cu,
+                compiled,
+                ctl: ctl.map(|(p, _)| p),
+                discovery,
+                kernels: Mutex::new(HashMap::new()),
+                launch_lock: Mutex::new(None),
+                readback,
+            }),
+            hit,
+        })
+    }
+
+    pub(crate) fn from_inner(inner: Arc<Inner>, hit: CacheHit) -> Module {
+        Module { inner, hit }
+    }
+
+    /// The program's name.
+    pub fn name(&self) -> &str {
+        &self.inner.compiled.name
+    }
+
+    /// The architecture it was compiled for.
+    pub fn arch(&self) -> &str {
+        &self.inner.compiled.arch
+    }
+
+    /// NVRTC's warnings (empty when it had none, or when the image came from the disk cache).
+    pub fn log(&self) -> &str {
+        &self.inner.compiled.log
+    }
+
+    /// Where this module's image came from when it was asked for.
+    pub fn cache_hit(&self) -> CacheHit {
+        self.hit
+    }
+
+    /// NVRTC time of the compile that produced the image (zero if it came from disk).
+    pub fn compile_time(&self) -> std::time::Duration {
+        self.inner.compiled.compile_time
+    }
+
+    /// True when the program includes the watchdog (`occ_ctl`): its waits time out and its
+    /// launches report [`Error::Deadlock`].
+    pub fn has_watchdog(&self) -> bool {
+        self.inner.ctl.is_some()
+    }
+
+    /// Registers, spills and limits of `kernel`.
+    pub fn attributes(&self, kernel: &str) -> Result<KernelAttributes> {
+        let k = self.kernel(kernel)?;
+        let a = |attr: FA| -> Result<u32> {
+            k.func
+                .get_attribute(attr)
+                .map(|v| v.max(0) as u32)
+                .map_err(|e| driver_err("cuFuncGetAttribute", e))
+        };
+        Ok(KernelAttributes {
+            registers: a(FA::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            local_bytes: a(FA::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            static_shared_bytes: a(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            max_threads_per_block: a(FA::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            params: k.params.len(),
+        })
+    }
+
+    /// How many blocks of `block_threads` threads and `shared_bytes` dynamic shared memory can
+    /// be resident on one SM (`cuOccupancyMaxActiveBlocksPerMultiprocessor`).
+    pub fn max_active_blocks_per_sm(
+        &self,
+        kernel: &str,
+        block_threads: u32,
+        shared_bytes: u32,
+    ) -> Result<u32> {
+        let k = self.kernel(kernel)?;
+        k.allow_shared(shared_bytes)?;
+        k.func
+            .occupancy_max_active_blocks_per_multiprocessor(
+                block_threads,
+                shared_bytes as usize,
+                None,
+            )
+            .map_err(|e| driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))
+    }
+
+    /// The kernel `name` (an `extern "C" __global__` function), looked up once.
+    pub(crate) fn kernel(&self, name: &str) -> Result<Arc<Kernel>> {
+        let mut kernels = self.inner.kernels.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = kernels.get(name) {
+            return Ok(k.clone());
+        }
+        let func = self.inner.cu.load_function(name).map_err(|e| match e.0 {
+            CUresult::CUDA_ERROR_NOT_FOUND => Error::InvalidLaunch(format!(
+                "module `{}` has no kernel `{name}` (is it `extern \"C\" __global__`?)",
+                self.name()
+            )),
+            _ => driver_err("cuModuleGetFunction", e),
+        })?;
+        let params = param_sizes(&func);
+        let k = Arc::new(Kernel {
+            name: name.to_string(),
+            func,
+            params,
+            smem_limit: Mutex::new(48 << 10),
+        });
+        kernels.insert(name.to_string(), k.clone());
+        Ok(k)
+    }
+}
+
+impl Kernel {
+    /// Raises the kernel's dynamic shared-memory limit when `bytes` exceeds it.
+    pub(crate) fn allow_shared(&self, bytes: u32) -> Result<()> {
+        let mut limit = self.smem_limit.lock().unwrap_or_else(|p| p.into_inner());
+        if bytes > *limit {
+            self.func
+                .set_attribute(
+                    FA::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    bytes as i32,
+                )
+                .map_err(|e| driver_err("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", e))?;
+            *limit = bytes;
+        }
+        Ok(())
+    }
+}
+
+/// Byte sizes of the kernel's parameters, from `cuFuncGetParamInfo`.
+fn param_sizes(func: &CudaFunction) -> Vec<usize> {
+    let mut sizes = Vec::new();
+    for i in 0..4096 {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: a live function handle and two out-pointers to live integers.
+        let r = unsafe { sys::cuFuncGetParamInfo(func.cu_function(), i, &mut offset, &mut size) };
+        if r != CUresult::CUDA_SUCCESS {
+            break;
+        }
+        sizes.push(size);
+    }
+    sizes
+}

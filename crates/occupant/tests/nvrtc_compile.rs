@@ -1,0 +1,151 @@
+//! Compiles every embedded device header and every kernel file (`*.cu`) of the repository with
+//! NVRTC for sm_90, failing on any error or warning. Needs no GPU, only NVRTC (see
+//! scripts/setup-nvrtc.sh). Without NVRTC the tests skip with one line, unless
+//! `OCCUPANT_REQUIRE_NVRTC=1` (CI) makes that a failure.
+
+use occupant::cuda::{compile_uncached, probe, CompileOptions, HEADERS};
+use occupant::Error;
+use std::path::{Path, PathBuf};
+
+const ARCH: &str = "sm_90";
+
+/// True when NVRTC is usable; otherwise prints why and returns false (or panics under
+/// OCCUPANT_REQUIRE_NVRTC=1).
+fn nvrtc_or_skip(test: &str) -> bool {
+    match probe::ensure_nvrtc() {
+        Ok(()) => true,
+        Err(e) if std::env::var("OCCUPANT_REQUIRE_NVRTC").as_deref() == Ok("1") => {
+            panic!("OCCUPANT_REQUIRE_NVRTC=1 but {e}")
+        }
+        Err(e) => {
+            eprintln!("skipping {test}: {e}");
+            false
+        }
+    }
+}
+
+fn compile_clean(name: &str, src: &str) {
+    let c = compile_uncached(name, src, &CompileOptions::default(), ARCH)
+        .unwrap_or_else(|e| panic!("{name} failed to compile for {ARCH}: {e}"));
+    assert!(c.log.is_empty(), "{name}: NVRTC warnings:\n{}", c.log);
+    assert!(!c.image.is_empty(), "{name}: empty image");
+}
+
+#[test]
+fn every_header_compiles_alone() {
+    if !nvrtc_or_skip("every_header_compiles_alone") {
+        return;
+    }
+    for (name, _) in HEADERS {
+        let src =
+            format!("#include <{name}>\nextern \"C\" __global__ void occ_probe_kernel() {{}}\n");
+        compile_clean(&format!("include_{name}.cu"), &src);
+    }
+}
+
+fn kernel_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if p.is_dir() {
+            if !name.starts_with('.') && name != "target" {
+                kernel_files(&p, out);
+            }
+        } else if name.ends_with(".cu") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_kernel_in_the_repo_compiles() {
+    if !nvrtc_or_skip("every_kernel_in_the_repo_compiles") {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // The embedded kernels always; the files of the source tree when it is here (a test
+    // executable copied to a GPU machine runs without it).
+    compile_clean("selftest.cu", occupant::cuda::SELFTEST_CU);
+    if !root.join("crates").is_dir() {
+        eprintln!(
+            "every_kernel_in_the_repo_compiles: source tree {} absent, compiled the embedded kernels only",
+            root.display()
+        );
+        return;
+    }
+    let mut files = Vec::new();
+    kernel_files(&root.join("crates"), &mut files);
+    assert!(
+        !files.is_empty(),
+        "no .cu file found under {}",
+        root.display()
+    );
+    for f in files {
+        let src = std::fs::read_to_string(&f).unwrap();
+        compile_clean(&f.display().to_string(), &src);
+    }
+}
+
+#[test]
+fn a_broken_kernel_reports_nvrtc_log_with_file_and_line() {
+    if !nvrtc_or_skip("a_broken_kernel_reports_nvrtc_log_with_file_and_line") {
+        return;
+    }
+    let src = "#include <occupant.cuh>\nextern \"C\" __global__ void k(unsigned* p) {\n  *p = undefined_name;\n}\n";
+    match compile_uncached("broken.cu", src, &CompileOptions::default(), ARCH) {
+        Err(Error::Compile { name, log }) => {
+            assert_eq!(name, "broken.cu");
+            assert!(
+                log.contains("broken.cu(3)"),
+                "log lacks file and line: {log}"
+            );
+            assert!(
+                log.contains("undefined_name"),
+                "log lacks the identifier: {log}"
+            );
+        }
+        other => panic!("expected Error::Compile, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_bad_option_is_a_compile_error() {
+    if !nvrtc_or_skip("a_bad_option_is_a_compile_error") {
+        return;
+    }
+    let opts = CompileOptions::default().option("--no-such-option");
+    let r = compile_uncached("opt.cu", "extern \"C\" __global__ void k() {}", &opts, ARCH);
+    assert!(matches!(r, Err(Error::Compile { .. })), "got {r:?}");
+}
+
+#[test]
+fn helpers_emit_the_documented_instructions() {
+    if !nvrtc_or_skip("helpers_emit_the_documented_instructions") {
+        return;
+    }
+    let src = "#include <occupant.cuh>\n\
+        extern \"C\" __global__ void k(unsigned* p, unsigned long long* q) {\n\
+          occ::st_release(p, occ::ld_acquire(p) + 1u);\n\
+          occ::atomic_add_acq_rel(q, 1ull);\n\
+          occ::atomic_cas_relaxed_sys(p, 0u, 1u);\n\
+          occ::fence_sc();\n\
+          occ::wait_until(occ::User, [&] { return occ::ld_acquire_cta(p) != 0u; });\n\
+        }\n";
+    let c = compile_uncached("emit.cu", src, &CompileOptions::default(), "compute_90").unwrap();
+    let ptx = String::from_utf8_lossy(&c.image);
+    for insn in [
+        "ld.acquire.gpu.u32",
+        "st.release.gpu.u32",
+        "atom.acq_rel.gpu.add.u64",
+        "atom.relaxed.sys.cas.b32",
+        "fence.sc.gpu",
+        "ld.acquire.cta.u32",
+        "%globaltimer",
+        "nanosleep",
+    ] {
+        assert!(ptx.contains(insn), "PTX lacks {insn}");
+    }
+}
