@@ -11,6 +11,11 @@
 //! implementation at run time with a documented default (seed 004's "users change the
 //! implementation, not their code").
 //!
+//! Group-level (block-semantics) forms, called by every work-item of a group:
+//! [`Discovery::discover_group`] (gives a [`Participation`]), [`Barrier::wait_group`],
+//! [`Mutex::lock_group`]/[`Mutex::unlock_group`]/[`Mutex::critical_group`],
+//! [`Semaphore::wait_group`]/[`Semaphore::post_group`].
+//!
 //! | kind | implementations | default |
 //! | --- | --- | --- |
 //! | discovery | [`Discovery`] over any [`MutexKind`], optional delay | ticket lock, no delay |
@@ -23,6 +28,8 @@ mod atomic_barrier;
 mod backoff;
 mod barrier;
 mod discovery;
+mod environment;
+mod group_ops;
 mod mutex;
 mod semaphore;
 mod sleeping_semaphore;
@@ -36,6 +43,7 @@ pub use atomic_barrier::AtomicBarrier;
 pub use backoff::BackoffConfig;
 pub use barrier::{Barrier, BarrierKind};
 pub use discovery::{Discovered, Discovery, NON_PARTICIPATING};
+pub use environment::Participation;
 pub use mutex::{Mutex, MutexKind, RawMutex};
 pub use semaphore::{RawSemaphore, Semaphore, SemaphoreKind};
 pub use sleeping_semaphore::SleepingSemaphore;
