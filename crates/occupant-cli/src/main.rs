@@ -1,8 +1,13 @@
 //! `occupant`: the command-line front end of the occupant toolkit.
 
+mod backend_arg;
+mod cpu_bench_primitives;
+mod cpu_discover;
 mod cuda_info;
 mod cuda_launch_bench;
 mod info;
+mod plot;
+mod stats;
 mod tour;
 
 use clap::{Parser, Subcommand};
@@ -29,12 +34,16 @@ enum Command {
     /// Benchmarks.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Recall of occupancy discovery against the true occupancy bound (seed 001 Table 5).
+    Discover(cpu_discover::DiscoverArgs),
 }
 
 #[derive(Subcommand)]
 enum BenchCommand {
     /// NVRTC compile time and kernel launch overhead per launch mode (CUDA).
     Launch(cuda_launch_bench::LaunchBenchArgs),
+    /// Operations per second of every barrier, mutex and semaphore vs the number of groups.
+    Primitives(cpu_bench_primitives::PrimitivesArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +67,11 @@ fn main() -> ExitCode {
         }
         Command::Tour => tour::run(),
         Command::Bench(BenchCommand::Launch(args)) => cuda_launch_bench::run(&args),
+        Command::Bench(BenchCommand::Primitives(args)) => match args.backend {
+            backend_arg::Backend::Cpu => cpu_bench_primitives::run(&args),
+            backend => Err(backend_arg::not_here("bench primitives", backend)),
+        },
+        Command::Discover(args) => cpu_discover::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
