@@ -1,8 +1,13 @@
 //! `occupant`: the command-line front end of the occupant toolkit.
 
 mod backend_arg;
+mod bench_primitives;
 mod cpu_bench_primitives;
 mod cpu_discover;
+mod cuda_bench_common;
+mod cuda_bench_discovery;
+mod cuda_bench_memory;
+mod cuda_bench_primitives;
 mod cuda_info;
 mod cuda_launch_bench;
 mod info;
@@ -42,8 +47,12 @@ enum Command {
 enum BenchCommand {
     /// NVRTC compile time and kernel launch overhead per launch mode (CUDA).
     Launch(cuda_launch_bench::LaunchBenchArgs),
-    /// Operations per second of every barrier, mutex and semaphore vs the number of groups.
-    Primitives(cpu_bench_primitives::PrimitivesArgs),
+    /// Barriers, mutexes and semaphores: `--backend cuda` (default) or `--backend cpu`.
+    Primitives(bench_primitives::PrimitivesCmd),
+    /// Occupancy discovery: recall against the occupancy API and protocol time (CUDA).
+    Discovery(cuda_bench_discovery::DiscoveryBenchArgs),
+    /// The memory-system microbenchmarks and the machine abstraction (CUDA).
+    Memory(cuda_bench_memory::MemoryBenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -67,10 +76,9 @@ fn main() -> ExitCode {
         }
         Command::Tour => tour::run(),
         Command::Bench(BenchCommand::Launch(args)) => cuda_launch_bench::run(&args),
-        Command::Bench(BenchCommand::Primitives(args)) => match args.backend {
-            backend_arg::Backend::Cpu => cpu_bench_primitives::run(&args),
-            backend => Err(backend_arg::not_here("bench primitives", backend)),
-        },
+        Command::Bench(BenchCommand::Primitives(a)) => bench_primitives::run(&a),
+        Command::Bench(BenchCommand::Discovery(a)) => cuda_bench_discovery::run(&a),
+        Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),
         Command::Discover(args) => cpu_discover::run(&args),
     };
     match result {

@@ -30,6 +30,7 @@ mod info;
 mod launch;
 mod module;
 pub mod probe;
+pub mod sync;
 mod watchdog;
 
 pub use args::Arg;

@@ -1,0 +1,87 @@
+// Barrier test and benchmark kernels (host: occupant::cuda::sync::bench / tests/gpu_barrier.rs).
+//
+// barrier_<kind>: occupancy discovery, then `rounds` rounds of message passing across the
+// barrier: in round r participating block g writes ((r+1) << 32 | g) into buf[r & 1][g] (a plain
+// store), waits at the barrier, and thread t reads the value of block (g + 1 + t) mod n (a plain
+// load) and counts a violation unless it is exactly the value written in round r. Double
+// buffering makes one barrier per round sufficient. With check = 0 the kernel only times
+// `rounds` barriers. times[2g], times[2g+1]: %globaltimer before the first and after the last
+// timed barrier of participant g. ids[native block] = p_group_id or 0xffffffff.
+//
+// Compiled twice: as is, and with -DOCC_CLUSTER_SIZE=k (k > 1) for a compile-time cluster
+// launch; then discovery runs per cluster (hint in clusters).
+#include <occupant.cuh>
+#include <occupant_sync.cuh>
+
+#if defined(OCC_CLUSTER_SIZE) && OCC_CLUSTER_SIZE > 1
+#define OCC_KATTR __cluster_dims__(OCC_CLUSTER_SIZE, 1, 1)
+#define OCC_DISCOVER occ::discover_clusters
+#else
+#define OCC_KATTR
+#define OCC_DISCOVER occ::discover
+#endif
+
+using occ::u32;
+using occ::u64;
+
+template <class B>
+__device__ __forceinline__ void barrier_mp(u32 method, u32 hint, u32* bstate, u64* data,
+                                           u32 rounds, u32 check, u32* violations, u32* ids,
+                                           u64* times) {
+  occ::Env env;
+  const bool part = OCC_DISCOVER(env, method, hint);
+  const unsigned t = occ::local_linear_id();
+  if (t == 0u) ids[occ::block_linear_id()] = part ? env.group_id : 0xffffffffu;
+  if (!part) return;
+  B bar(bstate, env);
+  const u32 n = env.num_groups;
+  const u32 g = env.group_id;
+  u64* buf0 = data;
+  u64* buf1 = data + n;
+  if (!bar.wait()) return;
+  const u64 t0 = occ::globaltimer();
+  u32 bad = 0u;
+  for (u32 r = 0u; r < rounds; ++r) {
+    u64* buf = (r & 1u) ? buf1 : buf0;
+    if (check && t == 0u) buf[g] = ((u64)(r + 1u) << 32) | g;
+    if (!bar.wait()) return;
+    if (check && t + 1u < n) {
+      const u32 o = (g + 1u + t) % n;
+      if (buf[o] != (((u64)(r + 1u) << 32) | o)) ++bad;
+    }
+  }
+  const u64 t1 = occ::globaltimer();
+  if (bad) atomicAdd(violations, bad);
+  if (t == 0u) {
+    times[2u * g] = t0;
+    times[2u * g + 1u] = t1;
+  }
+}
+
+#define OCC_BARRIER_KERNEL(NAME, TYPE)                                                       \
+  extern "C" __global__ void OCC_KATTR NAME(u32 method, u32 hint, u32* bstate, u64* data,   \
+                                            u32 rounds, u32 check, u32* violations, u32* ids, \
+                                            u64* times) {                                    \
+    barrier_mp<TYPE>(method, hint, bstate, data, rounds, check, violations, ids, times);     \
+  }
+
+OCC_BARRIER_KERNEL(barrier_hierarchical, occ::sync::HierarchicalBarrier)
+#if !(defined(OCC_CLUSTER_SIZE) && OCC_CLUSTER_SIZE > 1)
+OCC_BARRIER_KERNEL(barrier_xf, occ::sync::XfBarrier)
+OCC_BARRIER_KERNEL(barrier_atomic, occ::sync::AtomicBarrier)
+
+// The unsafe baseline: a barrier over every launched block, without discovery. Launched with
+// more blocks than can be resident it cannot complete; the watchdog ends it (Error::Deadlock).
+extern "C" __global__ void barrier_naive(u32* bstate, u32 rounds, u64* times) {
+  occ::sync::NaiveBarrier bar(bstate);
+  if (!bar.wait()) return;
+  const u64 t0 = occ::globaltimer();
+  for (u32 r = 0u; r < rounds; ++r)
+    if (!bar.wait()) return;
+  const u64 t1 = occ::globaltimer();
+  if (occ::local_linear_id() == 0u) {
+    times[2u * occ::block_linear_id()] = t0;
+    times[2u * occ::block_linear_id() + 1u] = t1;
+  }
+}
+#endif

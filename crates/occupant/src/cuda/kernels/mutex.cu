@@ -1,0 +1,38 @@
+// Mutex test and benchmark kernels. mutex_<kind>: every block (representative thread 0, block
+// semantics) acquires the lock `iters` times; inside, with work = 1, it increments a plain
+// (non-atomic) counter: ld then st of counter[0]. The final counter must equal blocks * iters.
+// With work = 0 the critical section is empty (seed 004's throughput benchmark).
+// times[2b], times[2b+1]: %globaltimer before the first lock and after the last unlock.
+#include <occupant.cuh>
+#include <occupant_sync.cuh>
+
+using occ::u32;
+using occ::u64;
+
+template <class M>
+__device__ __forceinline__ void mutex_run(u32* state, u32* counter, u32 iters, u32 work, u64* times) {
+  if (occ::local_linear_id() != 0u) return;  // one representative per block
+  M m(state);
+  const u64 t0 = occ::globaltimer();
+  for (u32 i = 0u; i < iters; ++i) {
+    if (!m.lock()) return;
+    if (work) {
+      volatile u32* c = counter;
+      *c = *c + 1u;
+    }
+    m.unlock();
+  }
+  const u64 t1 = occ::globaltimer();
+  times[2u * occ::block_linear_id()] = t0;
+  times[2u * occ::block_linear_id() + 1u] = t1;
+}
+
+#define OCC_MUTEX_KERNEL(NAME, TYPE)                                                           \
+  extern "C" __global__ void NAME(u32* state, u32* counter, u32 iters, u32 work, u64* times) { \
+    mutex_run<TYPE>(state, counter, iters, work, times);                                       \
+  }
+
+OCC_MUTEX_KERNEL(mutex_spin, occ::sync::SpinMutex)
+OCC_MUTEX_KERNEL(mutex_spin_backoff, occ::sync::SpinBackoffMutex)
+OCC_MUTEX_KERNEL(mutex_ticket, occ::sync::TicketMutex)
+OCC_MUTEX_KERNEL(mutex_ticket_backoff, occ::sync::TicketBackoffMutex)

@@ -1,0 +1,67 @@
+//! The CUDA sources of the primitives' test and benchmark kernels, and their compilation.
+
+use super::super::{CompileOptions, Gpu, Module};
+use crate::model::Result;
+
+/// Barrier kernels (`barrier_xf`, `barrier_atomic`, `barrier_hierarchical`, `barrier_naive`).
+pub const BARRIER_CU: &str = include_str!("../kernels/barrier.cu");
+/// `grid_sync_bench`: the comparator, cooperative_groups' `grid.sync()` (needs the CUDA
+/// toolkit's headers at run time, see [`compile_grid_sync`]; kept out of the `.cu` files that
+/// CI compiles without a toolkit). times[2b], times[2b+1]: %globaltimer around `rounds` syncs.
+pub const GRID_SYNC_CU: &str = r#"#include <occupant.cuh>
+#include <cooperative_groups.h>
+extern "C" __global__ void grid_sync_bench(unsigned rounds, unsigned long long* times) {
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  grid.sync();
+  const unsigned long long t0 = occ::globaltimer();
+  for (unsigned r = 0; r < rounds; ++r) grid.sync();
+  const unsigned long long t1 = occ::globaltimer();
+  if (threadIdx.x == 0) {
+    times[2 * blockIdx.x] = t0;
+    times[2 * blockIdx.x + 1] = t1;
+  }
+}
+"#;
+/// Mutex kernels (`mutex_spin`, `mutex_spin_backoff`, `mutex_ticket`, `mutex_ticket_backoff`).
+pub const MUTEX_CU: &str = include_str!("../kernels/mutex.cu");
+/// Semaphore kernels (`sem_spin`, `sem_spin_backoff`, `sem_sleeping`).
+pub const SEMAPHORE_CU: &str = include_str!("../kernels/semaphore.cu");
+/// `discovery_probe`.
+pub const DISCOVERY_CU: &str = include_str!("../kernels/discovery.cu");
+/// `memory_bench`: the twelve memory-system microbenchmarks.
+pub const MEMORY_BENCH_CU: &str = include_str!("../kernels/memory_bench.cu");
+
+/// Compiles `source` for `gpu`, with a compile-time cluster size when `cluster > 1`
+/// (`-DOCC_CLUSTER_SIZE=k`; the kernels then carry `__cluster_dims__(k, 1, 1)`).
+pub fn compile(gpu: &Gpu, name: &str, source: &str, cluster: u32) -> Result<Module> {
+    let mut opts = CompileOptions::default();
+    let mut full = name.to_string();
+    if cluster > 1 {
+        opts = opts.option(format!("-DOCC_CLUSTER_SIZE={cluster}"));
+        full = format!("{name}[cluster={cluster}]");
+    }
+    gpu.compile(&full, source, &opts)
+}
+
+/// Compiles [`GRID_SYNC_CU`] with the CUDA toolkit's include folders (`$CUDA_HOME/include`,
+/// `$CUDA_PATH/include` or `/usr/local/cuda/include`, and its `cccl` subfolder).
+pub fn compile_grid_sync(gpu: &Gpu) -> Result<Module> {
+    let mut roots: Vec<std::path::PathBuf> = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(std::path::PathBuf::from)
+        .collect();
+    roots.push("/usr/local/cuda".into());
+    let inc = roots
+        .into_iter()
+        .map(|r| r.join("include"))
+        .find(|i| i.join("cooperative_groups.h").is_file())
+        .ok_or_else(|| crate::Error::NoDevice {
+            reason: "the grid.sync() comparator needs the CUDA toolkit headers (cooperative_groups.h); set CUDA_HOME".into(),
+        })?;
+    let mut opts = CompileOptions::default().option(format!("-I{}", inc.display()));
+    if inc.join("cccl").is_dir() {
+        opts = opts.option(format!("-I{}", inc.join("cccl").display()));
+    }
+    gpu.compile("occupant_grid_sync.cu", GRID_SYNC_CU, &opts)
+}

@@ -1,0 +1,183 @@
+//! The CUDA primitive implementations, named as on the CPU backend (`occupant::cpu::sync`).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+macro_rules! kind_enum {
+    (
+        $(#[$meta:meta])* $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident => $short:literal, $cxx:literal, $prim:literal; )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant, )*
+        }
+
+        impl $name {
+            /// Every kind.
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+
+            /// The short name used in reports and on the command line, e.g. `"ticket_backoff"`.
+            pub fn name(self) -> &'static str {
+                match self { $($name::$variant => $short,)* }
+            }
+
+            /// Parses a name as printed by `name()`.
+            pub fn parse(s: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|k| k.name() == s)
+            }
+
+            /// The device-library type (or protocol constant) implementing it, as written in
+            /// CUDA C++ kernel source.
+            pub fn device_type(self) -> &'static str {
+                match self { $($name::$variant => $cxx,)* }
+            }
+
+            /// The watchdog's primitive id (`occ::Prim`) its waits report.
+            pub fn primitive_id(self) -> u32 {
+                match self { $($name::$variant => $prim,)* }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+kind_enum! {
+    /// Inter-block barriers over the participating blocks.
+    BarrierKind {
+        /// Xiao–Feng master/slave flags with acquire/release atomics (seed 001 §4.2).
+        Xf => "xf", "occ::sync::XfBarrier", 2;
+        /// Sense-reversing centralised atomic counter (seed 004 §5).
+        Atomic => "atomic", "occ::sync::AtomicBarrier", 3;
+        /// Cluster hardware barrier + a one-phase counter among the cluster leaders.
+        Hierarchical => "hierarchical", "occ::sync::HierarchicalBarrier", 4;
+    }
+}
+
+kind_enum! {
+    /// Mutexes (seed 004 Alg. 2–3).
+    MutexKind {
+        /// Test-and-set spin lock (atomic exchange), unfair.
+        Spin => "spin", "occ::sync::SpinMutex", 6;
+        /// Test-and-test-and-set with `__nanosleep` back-off.
+        SpinBackoff => "spin_backoff", "occ::sync::SpinBackoffMutex", 7;
+        /// Fetch-and-add ticket lock, fair (FIFO).
+        Ticket => "ticket", "occ::sync::TicketMutex", 8;
+        /// Ticket lock with back-off proportional to the waiter's place in the queue.
+        TicketBackoff => "ticket_backoff", "occ::sync::TicketBackoffMutex", 9;
+    }
+}
+
+kind_enum! {
+    /// Counting semaphores (seed 004 Alg. 4–5).
+    SemaphoreKind {
+        /// Spin-lock semaphore: atomic exchange on one word.
+        Spin => "spin", "occ::sync::SpinSemaphore", 10;
+        /// Spin-lock semaphore with back-off in `wait`.
+        SpinBackoff => "spin_backoff", "occ::sync::SpinBackoffSemaphore", 11;
+        /// Fetch-and-add "sleeping" semaphore: at most two atomics per operation, fair.
+        Sleeping => "sleeping", "occ::sync::SleepingSemaphore", 12;
+    }
+}
+
+kind_enum! {
+    /// How occupancy discovery closes its poll (`occ::DiscoveryMethod`).
+    DiscoveryMethod {
+        /// Lock-free: an atomic count; the first participant closes when the count reaches the
+        /// occupancy hint or stops growing.
+        Quiescent => "quiescent", "occ::Quiescent", 5;
+        /// Seed 001 Fig. 3 with a ticket lock.
+        TicketLock => "ticket_lock", "occ::TicketLock", 5;
+        /// Seed 001 Fig. 3 with a spin lock.
+        SpinLock => "spin_lock", "occ::SpinLock", 5;
+    }
+}
+
+impl DiscoveryMethod {
+    /// The value of the kernels' `method` argument (`occ::DiscoveryMethod`).
+    pub fn device_value(self) -> u32 {
+        match self {
+            DiscoveryMethod::Quiescent => 0,
+            DiscoveryMethod::TicketLock => 1,
+            DiscoveryMethod::SpinLock => 2,
+        }
+    }
+}
+
+impl BarrierKind {
+    /// u32 words of device state for `groups` participating blocks (or cluster leaders).
+    pub fn state_words(self, groups: usize) -> usize {
+        match self {
+            BarrierKind::Xf => 2 * groups.max(1),
+            BarrierKind::Atomic => 64,
+            BarrierKind::Hierarchical => 32,
+        }
+    }
+}
+
+impl MutexKind {
+    /// u32 words of device state.
+    pub fn state_words(self) -> usize {
+        match self {
+            MutexKind::Spin | MutexKind::SpinBackoff => 32,
+            MutexKind::Ticket | MutexKind::TicketBackoff => 64,
+        }
+    }
+}
+
+impl SemaphoreKind {
+    /// u32 words of device state.
+    pub fn state_words(self) -> usize {
+        match self {
+            SemaphoreKind::Spin | SemaphoreKind::SpinBackoff => 32,
+            SemaphoreKind::Sleeping => 128,
+        }
+    }
+
+    /// The initial device state for a semaphore with `initial` permits.
+    pub fn initial_state(self, initial: u32) -> Vec<u32> {
+        let mut s = vec![0u32; self.state_words()];
+        match self {
+            SemaphoreKind::Spin | SemaphoreKind::SpinBackoff => s[0] = initial.saturating_add(1),
+            SemaphoreKind::Sleeping => s[96] = initial,
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for k in BarrierKind::ALL {
+            assert_eq!(BarrierKind::parse(k.name()), Some(*k));
+        }
+        for k in MutexKind::ALL {
+            assert_eq!(MutexKind::parse(k.name()), Some(*k));
+        }
+        for k in SemaphoreKind::ALL {
+            assert_eq!(SemaphoreKind::parse(k.name()), Some(*k));
+        }
+        for k in DiscoveryMethod::ALL {
+            assert_eq!(DiscoveryMethod::parse(k.name()), Some(*k));
+        }
+        assert_eq!(MutexKind::parse("nope"), None);
+    }
+
+    #[test]
+    fn semaphore_state_encodes_initial_value() {
+        assert_eq!(SemaphoreKind::Spin.initial_state(3)[0], 4);
+        assert_eq!(SemaphoreKind::Sleeping.initial_state(3)[96], 3);
+        assert_eq!(SemaphoreKind::Sleeping.initial_state(3)[0], 0);
+    }
+}

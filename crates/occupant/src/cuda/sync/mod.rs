@@ -1,0 +1,24 @@
+//! Synchronisation primitives of the CUDA backend: occupancy discovery, inter-block barriers,
+//! mutexes and semaphores (device library: `src/cuda/device/*.cuh`, `#include
+//! <occupant_sync.cuh>`), the machine abstraction that picks each primitive's default per
+//! device, and the runners behind the GPU tests and `occupant bench … --backend cuda`.
+//!
+//! The names mirror the CPU backend's `occupant::cpu::sync`: [`BarrierKind`], [`MutexKind`],
+//! [`SemaphoreKind`], [`Barrier`], [`Mutex`], [`Semaphore`].
+
+mod kernels;
+mod kinds;
+mod machine;
+mod objects;
+pub mod run;
+
+pub use kernels::{
+    compile, compile_grid_sync, BARRIER_CU, DISCOVERY_CU, GRID_SYNC_CU, MEMORY_BENCH_CU, MUTEX_CU,
+    SEMAPHORE_CU,
+};
+pub use kinds::{BarrierKind, DiscoveryMethod, MutexKind, SemaphoreKind};
+pub use machine::{
+    results_dir_name, slug, Access, Characteristics, Defaults, MachineAbstraction, MemoryTiming,
+    ATOMIC_COSTLY, CONTENTION_COSTLY, HOLDS_LINE_THRESHOLD,
+};
+pub use objects::{Barrier, Mutex, Semaphore};

@@ -1,0 +1,157 @@
+//! The user-facing host objects, named as on the CPU backend (`occupant::cpu::sync`): each owns
+//! the device state of one primitive and names the device-library type that operates it.
+//!
+//! ```no_run
+//! use occupant::cuda::{Gpu, LaunchConfig};
+//! use occupant::cuda::sync::Mutex;
+//! let gpu = Gpu::open(0)?;
+//! let m = Mutex::with_default_kind(&gpu)?; // chosen by the device's machine abstraction
+//! let src = format!(r#"#include <occupant.cuh>
+//! #include <occupant_sync.cuh>
+//! extern "C" __global__ void k(unsigned* state, unsigned* counter) {{
+//!   {} m(state);
+//!   if (!occ::block_lock(m)) return;
+//!   if (threadIdx.x == 0) *counter += 1;
+//!   occ::block_unlock(m);
+//! }}"#, m.device_type());
+//! let module = gpu.compile("k.cu", &src, &Default::default())?;
+//! let counter = gpu.alloc_zeroed::<u32>(1)?;
+//! module.launch("k", &LaunchConfig::plain(264, 128), &occupant::args![m.state(), &counter])?;
+//! assert_eq!(counter.to_vec()?[0], 264);
+//! # Ok::<(), occupant::Error>(())
+//! ```
+
+use super::kinds::{BarrierKind, MutexKind, SemaphoreKind};
+use super::machine::MachineAbstraction;
+use crate::cuda::{DeviceBuffer, Gpu};
+use crate::model::Result;
+
+/// An inter-block barrier's device state (pass [`Barrier::state`] to the kernel, construct
+/// `Barrier::device_type()` from it and the `occ::Env` of discovery).
+pub struct Barrier {
+    kind: BarrierKind,
+    capacity: usize,
+    state: DeviceBuffer<u32>,
+}
+
+impl Barrier {
+    /// State for up to `capacity` participating blocks (cluster leaders for the hierarchical
+    /// barrier), zeroed.
+    pub fn new(gpu: &Gpu, kind: BarrierKind, capacity: usize) -> Result<Self> {
+        Ok(Barrier {
+            kind,
+            capacity,
+            state: gpu.alloc_zeroed(kind.state_words(capacity))?,
+        })
+    }
+    /// With the device's default kind (its machine abstraction, measured once and stored).
+    pub fn with_default_kind(gpu: &Gpu, capacity: usize) -> Result<Self> {
+        Self::new(
+            gpu,
+            MachineAbstraction::for_gpu(gpu)?.defaults.barrier,
+            capacity,
+        )
+    }
+    /// The implementation.
+    pub fn kind(&self) -> BarrierKind {
+        self.kind
+    }
+    /// Participating blocks it was sized for.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+    /// The device-library type, e.g. `occ::sync::XfBarrier`.
+    pub fn device_type(&self) -> &'static str {
+        self.kind.device_type()
+    }
+    /// The device state, a kernel argument (`unsigned*`).
+    pub fn state(&self) -> &DeviceBuffer<u32> {
+        &self.state
+    }
+    /// Zeroes the state: required before each launch that uses it.
+    pub fn reset(&mut self) -> Result<()> {
+        self.state.zero()
+    }
+}
+
+/// A mutex's device state.
+pub struct Mutex {
+    kind: MutexKind,
+    state: DeviceBuffer<u32>,
+}
+
+impl Mutex {
+    /// A free mutex.
+    pub fn new(gpu: &Gpu, kind: MutexKind) -> Result<Self> {
+        Ok(Mutex {
+            kind,
+            state: gpu.alloc_zeroed(kind.state_words())?,
+        })
+    }
+    /// With the device's default kind.
+    pub fn with_default_kind(gpu: &Gpu) -> Result<Self> {
+        Self::new(gpu, MachineAbstraction::for_gpu(gpu)?.defaults.mutex)
+    }
+    /// The implementation.
+    pub fn kind(&self) -> MutexKind {
+        self.kind
+    }
+    /// The device-library type, e.g. `occ::sync::TicketMutex`.
+    pub fn device_type(&self) -> &'static str {
+        self.kind.device_type()
+    }
+    /// The device state, a kernel argument (`unsigned*`).
+    pub fn state(&self) -> &DeviceBuffer<u32> {
+        &self.state
+    }
+    /// Frees the lock (after a launch that aborted while holding it).
+    pub fn reset(&mut self) -> Result<()> {
+        self.state.zero()
+    }
+}
+
+/// A counting semaphore's device state.
+pub struct Semaphore {
+    kind: SemaphoreKind,
+    initial: u32,
+    state: DeviceBuffer<u32>,
+}
+
+impl Semaphore {
+    /// A semaphore with `initial` permits.
+    pub fn new(gpu: &Gpu, kind: SemaphoreKind, initial: u32) -> Result<Self> {
+        Ok(Semaphore {
+            kind,
+            initial,
+            state: gpu.upload(&kind.initial_state(initial))?,
+        })
+    }
+    /// With the device's default kind.
+    pub fn with_default_kind(gpu: &Gpu, initial: u32) -> Result<Self> {
+        Self::new(
+            gpu,
+            MachineAbstraction::for_gpu(gpu)?.defaults.semaphore,
+            initial,
+        )
+    }
+    /// The implementation.
+    pub fn kind(&self) -> SemaphoreKind {
+        self.kind
+    }
+    /// Its initial value.
+    pub fn initial(&self) -> u32 {
+        self.initial
+    }
+    /// The device-library type, e.g. `occ::sync::SleepingSemaphore`.
+    pub fn device_type(&self) -> &'static str {
+        self.kind.device_type()
+    }
+    /// The device state, a kernel argument (`unsigned*`).
+    pub fn state(&self) -> &DeviceBuffer<u32> {
+        &self.state
+    }
+    /// Restores the initial value.
+    pub fn reset(&mut self) -> Result<()> {
+        self.state.copy_from(&self.kind.initial_state(self.initial))
+    }
+}

@@ -1,0 +1,508 @@
+//! Runs the primitives' kernels on a GPU and checks and times them: shared by the GPU tests
+//! (`tests/gpu_sync_*.rs`) and the `occupant bench … --backend cuda` commands.
+
+use super::kernels::{self, BARRIER_CU, DISCOVERY_CU, MEMORY_BENCH_CU, MUTEX_CU, SEMAPHORE_CU};
+use super::kinds::{BarrierKind, DiscoveryMethod, MutexKind, SemaphoreKind};
+use super::machine::{Access, MachineAbstraction, MemoryTiming};
+use crate::args;
+use crate::cuda::{Gpu, LaunchConfig, LaunchMode, Module};
+use crate::model::{Error, Result, Watchdog};
+use serde::Serialize;
+
+/// Median of a non-empty slice (0 when empty).
+pub fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    let m = s.len() / 2;
+    if s.len() % 2 == 1 {
+        s[m]
+    } else {
+        (s[m - 1] + s[m]) / 2.0
+    }
+}
+
+/// `(last end - first start)` over blocks' `[start, end]` pairs (zero pairs skipped), ns.
+fn span_ns(times: &[u64]) -> f64 {
+    let mut lo = u64::MAX;
+    let mut hi = 0u64;
+    for p in times.chunks_exact(2) {
+        if p[0] != 0 && p[1] >= p[0] {
+            lo = lo.min(p[0]);
+            hi = hi.max(p[1]);
+        }
+    }
+    if hi > lo {
+        (hi - lo) as f64
+    } else {
+        0.0
+    }
+}
+
+/// Checks that the participants' ids (`ids[native]`, `u32::MAX` for non-participants) are
+/// exactly `0..n` with `n` the number of participants.
+pub fn ids_are_contiguous(ids: &[u32]) -> bool {
+    let mut seen: Vec<u32> = ids.iter().copied().filter(|&i| i != u32::MAX).collect();
+    seen.sort_unstable();
+    seen.iter().enumerate().all(|(i, &v)| v as usize == i)
+}
+
+/// One barrier run: discovery launch, then `rounds` barriers.
+#[derive(Debug, Clone, Serialize)]
+pub struct BarrierRun {
+    /// The barrier.
+    pub kind: BarrierKind,
+    /// Blocks launched.
+    pub launched: usize,
+    /// Threads per block.
+    pub block_threads: usize,
+    /// Cluster size (1: no clusters).
+    pub cluster: u32,
+    /// Blocks that took part (discovery).
+    pub participants: usize,
+    /// The occupancy API's bound for this kernel and shape (blocks).
+    pub occupancy_bound: usize,
+    /// Barriers run.
+    pub rounds: u32,
+    /// Whether message passing was checked.
+    pub checked: bool,
+    /// Message-passing violations (must be 0).
+    pub violations: u64,
+    /// Participants' ids were exactly 0..n-1.
+    pub ids_contiguous: bool,
+    /// Median over participants of (time for all rounds) / rounds, ns.
+    pub ns_per_barrier: f64,
+}
+
+/// Runs barrier `kind` over the blocks discovery finds among `launched` blocks of
+/// `block_threads` threads (cluster size `cluster`, 1 = none; only the hierarchical barrier
+/// uses clusters). `check`: message passing in every round (see kernels/barrier.cu).
+#[allow(clippy::too_many_arguments)]
+pub fn run_barrier(
+    gpu: &Gpu,
+    kind: BarrierKind,
+    launched: usize,
+    block_threads: usize,
+    cluster: u32,
+    rounds: u32,
+    check: bool,
+    watchdog: Watchdog,
+) -> Result<BarrierRun> {
+    let cluster = cluster.max(1);
+    if cluster > 1 && kind != BarrierKind::Hierarchical {
+        return Err(Error::InvalidLaunch(format!(
+            "the {kind} barrier does not use thread-block clusters"
+        )));
+    }
+    if launched % cluster as usize != 0 {
+        return Err(Error::InvalidLaunch(format!(
+            "{launched} blocks are not a multiple of the cluster size {cluster}"
+        )));
+    }
+    let m = kernels::compile(gpu, "occupant_barrier.cu", BARRIER_CU, cluster)?;
+    let name = format!("barrier_{}", kind.name());
+    let bound = m.max_active_blocks_per_sm(&name, block_threads as u32, 0)? as usize
+        * gpu.info().sm_count as usize;
+    let hint = (bound / cluster as usize) as u32;
+    let groups = launched.max(1);
+    let bstate = gpu.alloc_zeroed::<u32>(kind.state_words(groups))?;
+    let data = gpu.alloc_zeroed::<u64>(2 * groups)?;
+    let violations = gpu.alloc_zeroed::<u32>(1)?;
+    let ids = gpu.alloc_zeroed::<u32>(groups)?;
+    let times = gpu.alloc_zeroed::<u64>(2 * groups)?;
+    let method = DiscoveryMethod::Quiescent.device_value();
+    let cfg = LaunchConfig::new(LaunchMode::Discovery, block_threads)
+        .grid(launched)
+        .watchdog(watchdog);
+    let report = m.launch(
+        &name,
+        &cfg,
+        &args![
+            method,
+            hint,
+            &bstate,
+            &data,
+            rounds,
+            u32::from(check),
+            &violations,
+            &ids,
+            &times
+        ],
+    )?;
+    let participants = report.participants.unwrap_or(0) as usize;
+    let ids = ids.to_vec()?;
+    let t = times.to_vec()?;
+    let per: Vec<f64> = t
+        .chunks_exact(2)
+        .take(participants)
+        .filter(|p| p[1] > p[0])
+        .map(|p| (p[1] - p[0]) as f64 / f64::from(rounds.max(1)))
+        .collect();
+    Ok(BarrierRun {
+        kind,
+        launched,
+        block_threads,
+        cluster,
+        participants,
+        occupancy_bound: bound,
+        rounds,
+        checked: check,
+        violations: u64::from(violations.to_vec()?[0]),
+        ids_contiguous: ids_are_contiguous(&ids)
+            && ids.iter().filter(|&&i| i != u32::MAX).count() == participants,
+        ns_per_barrier: median(&per),
+    })
+}
+
+/// Times `rounds` cooperative-groups `grid.sync()` calls over `blocks` blocks (cooperative
+/// launch): median over blocks of ns per barrier.
+pub fn run_grid_sync(gpu: &Gpu, blocks: usize, block_threads: usize, rounds: u32) -> Result<f64> {
+    let m = kernels::compile_grid_sync(gpu)?;
+    let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
+    let cfg = LaunchConfig::new(LaunchMode::Cooperative, block_threads).grid(blocks);
+    m.launch("grid_sync_bench", &cfg, &args![rounds, &times])?;
+    let t = times.to_vec()?;
+    let per: Vec<f64> = t
+        .chunks_exact(2)
+        .filter(|p| p[1] > p[0])
+        .map(|p| (p[1] - p[0]) as f64 / f64::from(rounds.max(1)))
+        .collect();
+    Ok(median(&per))
+}
+
+/// The unsafe baseline: an atomic barrier over every one of `blocks` launched blocks, no
+/// discovery (plain launch). Returns ns per barrier, or the watchdog's Error::Deadlock when the
+/// blocks cannot all be resident.
+pub fn run_naive_barrier(
+    gpu: &Gpu,
+    blocks: usize,
+    block_threads: usize,
+    rounds: u32,
+    watchdog: Watchdog,
+) -> Result<f64> {
+    let m = kernels::compile(gpu, "occupant_barrier.cu", BARRIER_CU, 1)?;
+    let bstate = gpu.alloc_zeroed::<u32>(BarrierKind::Atomic.state_words(blocks))?;
+    let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
+    let cfg = LaunchConfig::plain(blocks, block_threads).watchdog(watchdog);
+    m.launch("barrier_naive", &cfg, &args![&bstate, rounds, &times])?;
+    let t = times.to_vec()?;
+    let per: Vec<f64> = t
+        .chunks_exact(2)
+        .filter(|p| p[1] > p[0])
+        .map(|p| (p[1] - p[0]) as f64 / f64::from(rounds.max(1)))
+        .collect();
+    Ok(median(&per))
+}
+
+/// The occupancy API's bound for `kernel` of `module` at this shape (blocks on the device).
+pub fn occupancy_bound(
+    gpu: &Gpu,
+    module: &Module,
+    kernel: &str,
+    block_threads: usize,
+    shared: u32,
+) -> Result<usize> {
+    Ok(
+        module.max_active_blocks_per_sm(kernel, block_threads as u32, shared)? as usize
+            * gpu.info().sm_count as usize,
+    )
+}
+
+/// One mutex run.
+#[derive(Debug, Clone, Serialize)]
+pub struct MutexRun {
+    /// The mutex.
+    pub kind: MutexKind,
+    /// Contending blocks (one representative thread each).
+    pub blocks: usize,
+    /// Acquisitions per block.
+    pub iters: u32,
+    /// Whether the critical section incremented the plain counter.
+    pub work: bool,
+    /// The counter after the launch (must equal `blocks * iters` when `work`).
+    pub counter: u64,
+    /// Lock/unlock pairs per second over the whole launch, millions.
+    pub mops: f64,
+}
+
+/// Runs mutex `kind` with `blocks` contending blocks of `block_threads` threads.
+pub fn run_mutex(
+    gpu: &Gpu,
+    kind: MutexKind,
+    blocks: usize,
+    block_threads: usize,
+    iters: u32,
+    work: bool,
+    watchdog: Watchdog,
+) -> Result<MutexRun> {
+    let m = kernels::compile(gpu, "occupant_mutex.cu", MUTEX_CU, 1)?;
+    let state = gpu.alloc_zeroed::<u32>(kind.state_words())?;
+    let counter = gpu.alloc_zeroed::<u32>(32)?;
+    let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
+    let cfg = LaunchConfig::plain(blocks, block_threads).watchdog(watchdog);
+    let name = format!("mutex_{}", kind.name());
+    m.launch(
+        &name,
+        &cfg,
+        &args![&state, &counter, iters, u32::from(work), &times],
+    )?;
+    let ns = span_ns(&times.to_vec()?);
+    let ops = blocks as f64 * f64::from(iters);
+    Ok(MutexRun {
+        kind,
+        blocks,
+        iters,
+        work,
+        counter: u64::from(counter.to_vec()?[0]),
+        mops: if ns > 0.0 { ops / ns * 1e3 } else { 0.0 },
+    })
+}
+
+/// One semaphore run.
+#[derive(Debug, Clone, Serialize)]
+pub struct SemaphoreRun {
+    /// The semaphore.
+    pub kind: SemaphoreKind,
+    /// Its initial value (permits).
+    pub initial: u32,
+    /// Contending blocks.
+    pub blocks: usize,
+    /// wait/post pairs per block.
+    pub iters: u32,
+    /// Whether the in-section count was checked.
+    pub checked: bool,
+    /// Times the in-section count exceeded `initial` (must be 0).
+    pub violations: u64,
+    /// wait/post pairs per second, millions.
+    pub mops: f64,
+}
+
+/// Runs semaphore `kind` with `initial` permits and `blocks` contending blocks.
+#[allow(clippy::too_many_arguments)]
+pub fn run_semaphore(
+    gpu: &Gpu,
+    kind: SemaphoreKind,
+    initial: u32,
+    blocks: usize,
+    block_threads: usize,
+    iters: u32,
+    check: bool,
+    watchdog: Watchdog,
+) -> Result<SemaphoreRun> {
+    if initial == 0 {
+        return Err(Error::InvalidLaunch(
+            "a semaphore needs at least one permit".into(),
+        ));
+    }
+    let m = kernels::compile(gpu, "occupant_semaphore.cu", SEMAPHORE_CU, 1)?;
+    let state = gpu.upload(&kind.initial_state(initial))?;
+    let inside = gpu.alloc_zeroed::<u32>(32)?;
+    let violations = gpu.alloc_zeroed::<u32>(1)?;
+    let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
+    let cfg = LaunchConfig::plain(blocks, block_threads).watchdog(watchdog);
+    let name = format!("sem_{}", kind.name());
+    m.launch(
+        &name,
+        &cfg,
+        &args![
+            &state,
+            initial,
+            &inside,
+            &violations,
+            iters,
+            u32::from(check),
+            &times
+        ],
+    )?;
+    let ns = span_ns(&times.to_vec()?);
+    let ops = blocks as f64 * f64::from(iters);
+    Ok(SemaphoreRun {
+        kind,
+        initial,
+        blocks,
+        iters,
+        checked: check,
+        violations: u64::from(violations.to_vec()?[0]),
+        mops: if ns > 0.0 { ops / ns * 1e3 } else { 0.0 },
+    })
+}
+
+/// One discovery run.
+#[derive(Debug, Clone, Serialize)]
+pub struct DiscoveryRun {
+    /// How the poll was closed.
+    pub method: DiscoveryMethod,
+    /// Whether the occupancy API's bound was passed as the hint (Quiescent only).
+    pub hinted: bool,
+    /// Threads per block.
+    pub block_threads: usize,
+    /// Dynamic shared memory per block, bytes.
+    pub shared_bytes: u32,
+    /// Cluster size (1: none).
+    pub cluster: u32,
+    /// Blocks launched.
+    pub launched: usize,
+    /// The occupancy API's bound (blocks).
+    pub occupancy_bound: usize,
+    /// Participants (blocks), as reported by the runtime.
+    pub participants: usize,
+    /// participants / occupancy_bound.
+    pub recall: f64,
+    /// Participants' ids were exactly 0..n-1.
+    pub ids_contiguous: bool,
+    /// Every participant saw the same n, equal to `participants`.
+    pub agree: bool,
+    /// From the first participant's entry to the last participant's return, µs.
+    pub protocol_us: f64,
+}
+
+/// Runs occupancy discovery (`discovery_probe`) with `launched` blocks.
+#[allow(clippy::too_many_arguments)]
+pub fn run_discovery(
+    gpu: &Gpu,
+    method: DiscoveryMethod,
+    hinted: bool,
+    launched: usize,
+    block_threads: usize,
+    shared_bytes: u32,
+    cluster: u32,
+    watchdog: Watchdog,
+) -> Result<DiscoveryRun> {
+    let cluster = cluster.max(1);
+    let m = kernels::compile(gpu, "occupant_discovery.cu", DISCOVERY_CU, cluster)?;
+    let bound = occupancy_bound(gpu, &m, "discovery_probe", block_threads, shared_bytes)?;
+    let hint = if hinted {
+        (bound / cluster as usize) as u32
+    } else {
+        0
+    };
+    let bstate = gpu.alloc_zeroed::<u32>(launched.max(1))?;
+    let ids = gpu.alloc_zeroed::<u32>(launched)?;
+    let nseen = gpu.alloc_zeroed::<u32>(launched)?;
+    let times = gpu.alloc_zeroed::<u64>(2 * launched)?;
+    let cfg = LaunchConfig::new(LaunchMode::Discovery, block_threads)
+        .grid(launched)
+        .shared(shared_bytes)
+        .watchdog(watchdog);
+    let report = m.launch(
+        "discovery_probe",
+        &cfg,
+        &args![method.device_value(), hint, &bstate, &ids, &nseen, &times],
+    )?;
+    let participants = report.participants.unwrap_or(0) as usize;
+    let ids = ids.to_vec()?;
+    let nseen = nseen.to_vec()?;
+    let t = times.to_vec()?;
+    let mut lo = u64::MAX;
+    let mut hi = 0u64;
+    let mut agree = participants > 0;
+    for (b, &id) in ids.iter().enumerate() {
+        if id != u32::MAX {
+            lo = lo.min(t[2 * b]);
+            hi = hi.max(t[2 * b + 1]);
+            agree &= nseen[b] as usize == participants;
+        }
+    }
+    Ok(DiscoveryRun {
+        method,
+        hinted,
+        block_threads,
+        shared_bytes,
+        cluster,
+        launched,
+        occupancy_bound: bound,
+        participants,
+        recall: if bound > 0 {
+            participants as f64 / bound as f64
+        } else {
+            0.0
+        },
+        ids_contiguous: ids_are_contiguous(&ids)
+            && ids.iter().filter(|&&i| i != u32::MAX).count() == participants,
+        agree,
+        protocol_us: if hi > lo { (hi - lo) as f64 / 1e3 } else { 0.0 },
+    })
+}
+
+/// Runs the twelve memory microbenchmarks: `blocks` blocks of 32 threads (one master each),
+/// `accesses` accesses per block, median of `reps` launches per benchmark.
+pub fn measure_memory(
+    gpu: &Gpu,
+    blocks: usize,
+    accesses: u32,
+    reps: usize,
+) -> Result<Vec<MemoryTiming>> {
+    let m = kernels::compile(gpu, "occupant_memory_bench.cu", MEMORY_BENCH_CU, 1)?;
+    let base = gpu.alloc_zeroed::<u32>(blocks * 64 + 64)?;
+    let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
+    let cfg = LaunchConfig::plain(blocks, 32);
+    let mut out = Vec::new();
+    for contentious in [true, false] {
+        for access in Access::ALL {
+            let mut runs = Vec::new();
+            for _ in 0..reps.max(1) + 1 {
+                m.launch(
+                    "memory_bench",
+                    &cfg,
+                    &args![
+                        &base,
+                        access.kernel_kind(),
+                        u32::from(contentious),
+                        accesses,
+                        0u32,
+                        &times
+                    ],
+                )?;
+                runs.push(span_ns(&times.to_vec()?));
+            }
+            runs.remove(0); // warm-up
+            let total_ns = median(&runs);
+            out.push(MemoryTiming {
+                access,
+                contentious,
+                total_ns,
+                ns_per_access: total_ns / f64::from(accesses.max(1)),
+            });
+        }
+    }
+    Ok(out)
+}
+
+impl MachineAbstraction {
+    /// Measures the device (twelve microbenchmarks at full occupancy of 32-thread blocks,
+    /// 1000 accesses per block as in seed 004, median of 5).
+    pub fn measure(gpu: &Gpu) -> Result<Self> {
+        let info = gpu.info();
+        let blocks = info.resident_blocks_bound(32) as usize;
+        let accesses = 1000;
+        let timings = measure_memory(gpu, blocks, accesses, 5)?;
+        MachineAbstraction::from_timings(
+            &info.name,
+            info.compute_capability,
+            info.sm_count,
+            blocks as u32,
+            accesses,
+            timings,
+        )
+    }
+
+    /// The stored abstraction of this device, or a fresh measurement that is then stored
+    /// (see [`MachineAbstraction::store_path`]; a store that cannot be written is skipped).
+    pub fn for_gpu(gpu: &Gpu) -> Result<Self> {
+        let path = MachineAbstraction::store_path(&gpu.info().name);
+        if let Some(p) = &path {
+            if let Ok(m) = MachineAbstraction::load(p) {
+                if m.device == gpu.info().name {
+                    return Ok(m);
+                }
+            }
+        }
+        let m = MachineAbstraction::measure(gpu)?;
+        if let Some(p) = &path {
+            let _ = m.save(p);
+        }
+        Ok(m)
+    }
+}
