@@ -1,5 +1,9 @@
 //! `occupant`: the command-line front end of the occupant toolkit.
 
+mod backend_arg;
+mod bench_primitives;
+mod cpu_bench_primitives;
+mod cpu_discover;
 mod cuda_bench_common;
 mod cuda_bench_discovery;
 mod cuda_bench_memory;
@@ -7,6 +11,8 @@ mod cuda_bench_primitives;
 mod cuda_info;
 mod cuda_launch_bench;
 mod info;
+mod plot;
+mod stats;
 mod tour;
 
 use clap::{Parser, Subcommand};
@@ -33,14 +39,16 @@ enum Command {
     /// Benchmarks.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Recall of occupancy discovery against the true occupancy bound (seed 001 Table 5).
+    Discover(cpu_discover::DiscoverArgs),
 }
 
 #[derive(Subcommand)]
 enum BenchCommand {
     /// NVRTC compile time and kernel launch overhead per launch mode (CUDA).
     Launch(cuda_launch_bench::LaunchBenchArgs),
-    /// Barrier latency, mutex and semaphore throughput, with comparators (CUDA).
-    Primitives(cuda_bench_primitives::PrimitivesBenchArgs),
+    /// Barriers, mutexes and semaphores: `--backend cuda` (default) or `--backend cpu`.
+    Primitives(bench_primitives::PrimitivesCmd),
     /// Occupancy discovery: recall against the occupancy API and protocol time (CUDA).
     Discovery(cuda_bench_discovery::DiscoveryBenchArgs),
     /// The memory-system microbenchmarks and the machine abstraction (CUDA).
@@ -68,9 +76,10 @@ fn main() -> ExitCode {
         }
         Command::Tour => tour::run(),
         Command::Bench(BenchCommand::Launch(args)) => cuda_launch_bench::run(&args),
-        Command::Bench(BenchCommand::Primitives(a)) => cuda_bench_primitives::run(&a),
+        Command::Bench(BenchCommand::Primitives(a)) => bench_primitives::run(&a),
         Command::Bench(BenchCommand::Discovery(a)) => cuda_bench_discovery::run(&a),
         Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),
+        Command::Discover(args) => cpu_discover::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -17,6 +17,7 @@ mod launch;
 mod memory;
 mod rng;
 mod stack_pool;
+pub mod sync;
 mod wait;
 mod watchdog;
 mod work_item;

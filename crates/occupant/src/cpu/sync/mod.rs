@@ -1,0 +1,54 @@
+//! Inter-group synchronisation primitives and occupancy discovery for the CPU backend.
+//!
+//! One file per primitive; every algorithm uses the atomics of [`atomic`] (loom's under
+//! `cfg(loom)`, so the loom models in `tests/loom_sync.rs` check this very code) and waits only
+//! through a [`Wait`](crate::cpu::Wait) policy, so nothing here can hang.
+//!
+//! Block semantics (seed 004 §3): one representative work-item per group performs the
+//! inter-group operation; the rest of the group waits at a workgroup barrier. The algorithm
+//! types ([`SpinMutex`], [`TicketMutex`], [`XfBarrier`], …) expose the representative's
+//! operation; the front types ([`Mutex`], [`Semaphore`], [`Barrier`], [`Discovery`]) choose the
+//! implementation at run time with a documented default (seed 004's "users change the
+//! implementation, not their code").
+//!
+//! Group-level (block-semantics) forms, called by every work-item of a group:
+//! [`Discovery::discover_group`] (gives a [`Participation`]), [`Barrier::wait_group`],
+//! [`Mutex::lock_group`]/[`Mutex::unlock_group`]/[`Mutex::critical_group`],
+//! [`Semaphore::wait_group`]/[`Semaphore::post_group`].
+//!
+//! | kind | implementations | default |
+//! | --- | --- | --- |
+//! | discovery | [`Discovery`] over any [`MutexKind`], optional delay | ticket lock, no delay |
+//! | barrier | [`XfBarrier`], [`AtomicBarrier`] | XF |
+//! | mutex | spin, spin+backoff ([`SpinMutex`]), ticket, ticket+backoff ([`TicketMutex`]) | ticket |
+//! | semaphore | spin, spin+backoff ([`SpinSemaphore`]), sleeping ([`SleepingSemaphore`]) | sleeping |
+
+pub mod atomic;
+mod atomic_barrier;
+mod backoff;
+mod barrier;
+mod discovery;
+mod environment;
+mod group_ops;
+mod mutex;
+mod semaphore;
+mod sleeping_semaphore;
+mod spin_mutex;
+mod spin_semaphore;
+mod spin_wait;
+mod ticket_mutex;
+mod xf_barrier;
+
+pub use atomic_barrier::AtomicBarrier;
+pub use backoff::BackoffConfig;
+pub use barrier::{Barrier, BarrierKind};
+pub use discovery::{Discovered, Discovery, NON_PARTICIPATING};
+pub use environment::Participation;
+pub use mutex::{Mutex, MutexKind, RawMutex};
+pub use semaphore::{RawSemaphore, Semaphore, SemaphoreKind};
+pub use sleeping_semaphore::SleepingSemaphore;
+pub use spin_mutex::SpinMutex;
+pub use spin_semaphore::SpinSemaphore;
+pub use spin_wait::SpinWait;
+pub use ticket_mutex::{Ticket, TicketMutex};
+pub use xf_barrier::XfBarrier;
