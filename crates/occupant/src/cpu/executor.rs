@@ -6,6 +6,7 @@ use super::launch::Launch;
 use super::memory::LocalMemory;
 use super::rng::permutation;
 use super::stack_pool::StackPool;
+use super::start_gate::StartGate;
 use super::watchdog::{CpuWaiter, LaunchState, Unwind};
 use super::work_item::WorkItem;
 use crate::model::{delinearize, Error, NDRange, Result, Watchdog};
@@ -207,15 +208,18 @@ impl Executor {
             kernel: &kernel,
             coroutine_groups: &coroutine_groups,
         };
+        let gate = StartGate::default();
         std::thread::scope(|s| {
+            let mut spawned_units = 0;
             for unit in 0..units {
-                let (run, next, started, order) = (&run, &next, &started, &order);
+                let (run, next, started, order, gate) = (&run, &next, &started, &order, &gate);
                 let fixed = (model == ExecModel::Fair).then_some(unit);
                 let spawned = std::thread::Builder::new()
                     .name(format!("occupant-cu{unit}"))
                     .stack_size(self.config.thread_stack_size)
                     .spawn_scoped(s, move || {
                         let mut pool = self.take_pool();
+                        gate.arrive_and_wait();
                         loop {
                             if run.state.aborted() {
                                 break;
@@ -236,13 +240,17 @@ impl Executor {
                         }
                         self.give_pool(pool);
                     });
-                if let Err(e) = spawned {
-                    state.fail(Error::Resource(format!(
-                        "could not start compute unit {unit} of {units}: {e}"
-                    )));
-                    break;
+                match spawned {
+                    Ok(_) => spawned_units += 1,
+                    Err(e) => {
+                        state.fail(Error::Resource(format!(
+                            "could not start compute unit {unit} of {units}: {e}"
+                        )));
+                        break;
+                    }
                 }
             }
+            gate.open_when_arrived(spawned_units);
         });
 
         let elapsed = t0.elapsed();

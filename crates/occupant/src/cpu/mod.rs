@@ -17,6 +17,7 @@ mod launch;
 mod memory;
 mod rng;
 mod stack_pool;
+mod start_gate;
 pub mod sync;
 mod wait;
 mod watchdog;
