@@ -1,29 +1,31 @@
 #!/usr/bin/env bash
-# The GPU test loop, step 1 (here, no GPU needed): build the CLI and the test executables in
-# release mode and copy them, stripped, with a runner script into a git-ignored folder that the
-# device machine's `run` call carries. Step 2 is the `run` call (see docs/GPU-LOOP.md):
+# The GPU loop, step 1 (here, no GPU needed): build the CLI and every test executable in release
+# mode and copy them, stripped, with a runner into a git-ignored folder that the device tool
+# carries. Step 2 is one device `run` call (see docs/GPU-LOOP.md):
 #
-#   carry: [".gpu"]      command: bash .gpu/run.sh
+#   carry: [".gpu"]      command: bash .gpu/run.sh [steps...]      timeout_s: 600
 #
-# On the device, run.sh runs every test executable with OCCUPANT_REQUIRE_GPU=1 (GPU tests fail
-# instead of skipping), then `occupant info` and `occupant bench launch`, and leaves under $OUT:
-# info.txt, tests.log, bench-launch.json and one JSON per GPU test that records figures.
+# run.sh steps (default: all, in this order):
+#   tests       every test executable, OCCUPANT_REQUIRE_GPU=1 (GPU tests fail instead of skip)
+#   launch      occupant bench launch --backend cuda   (NVRTC compile time, launch overhead)
+#   memory      occupant bench memory --backend cuda   (machine abstraction)
+#   primitives  occupant bench primitives --backend cuda
+#   discovery   occupant bench discovery --backend cuda
+#   sanitizer   compute-sanitizer racecheck + synccheck on the barrier and mutex kernels
+# Each step has its own timeout. Everything lands in $OUT/results.tar.gz (JSON, SVG, logs: what
+# goes under bench/results/<gpu>/) plus $OUT/summary.txt.
 #
-# Environment:
-#   GPU_DIR       destination folder (default: <repo>/.gpu). It must be git-ignored in the
-#                 checkout that the device tool sends (e.g. /work/main/.gpu-cuda).
-#   GPU_PACKAGES  packages to build (default: occupant occupant-cli).
+# Environment: GPU_DIR (default <repo>/.gpu; must be git-ignored in the checkout the device tool
+# sends), CARGO_TARGET_DIR.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu}"
-packages=(${GPU_PACKAGES:-occupant occupant-cli})
-pkg_args=()
-for p in "${packages[@]}"; do pkg_args+=(-p "$p"); done
-cd "$root"
 target="${CARGO_TARGET_DIR:-$root/target}"
+cd "$root"
 
 cargo build --release -p occupant-cli
-exes=$(cargo test --release --no-run "${pkg_args[@]}" --message-format=json 2>/dev/null |
+# The library's tests only: the CLI's tests run the binary at its build path, absent there.
+exes=$(cargo test --release --no-run -p occupant --message-format=json 2>/dev/null |
   python3 -c '
 import json, sys
 for line in sys.stdin:
@@ -47,18 +49,48 @@ cat >"$dest/run.sh" <<'RUN'
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${OUT:-/tmp/occupant-out}"
-mkdir -p "$out"
-export OCCUPANT_REQUIRE_GPU=1 OCCUPANT_REQUIRE_NVRTC=1 OCCUPANT_RESULTS_DIR="$out"
-export OCCUPANT_COMMIT="$(cat "$here/COMMIT")" OCCUPANT_CACHE_DIR="$(mktemp -d)"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >"$out/info.txt" 2>&1
-"$here/occupant" info >>"$out/info.txt" 2>&1
+res="$out/res"
+mkdir -p "$res"
+export OCCUPANT_REQUIRE_GPU=1 OCCUPANT_REQUIRE_NVRTC=1 OCCUPANT_RESULTS_DIR="$res"
+export OCCUPANT_MACHINE_DIR="$res/machine" OCCUPANT_CACHE_DIR="$(mktemp -d)"
+export OCCUPANT_COMMIT="$(cat "$here/COMMIT")"
+cp "$here/COMMIT" "$res/COMMIT"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >"$res/nvidia-smi.txt" 2>&1
+"$here/occupant" info >"$res/info.txt" 2>&1
+steps="${*:-tests launch memory primitives discovery sanitizer}"
+sum="$out/summary.txt"
 status=0
-for t in "$here"/test-*; do
-  echo "== $(basename "$t")" >>"$out/tests.log"
-  timeout 300 "$t" --test-threads=1 >>"$out/tests.log" 2>&1 || { echo "FAILED: $t" | tee -a "$out/tests.log"; status=1; }
+step() { # name timeout command...
+  local name=$1 limit=$2; shift 2
+  echo "== $name ($(date +%T))" | tee -a "$sum"
+  timeout "$limit" "$@" >"$res/$name.log" 2>&1
+  local rc=$?
+  echo "rc $rc" >>"$sum"
+  [[ $rc == 0 ]] || status=1
+}
+for s in $steps; do
+  case $s in
+    tests)
+      for t in "$here"/test-*; do
+        n=$(basename "$t")
+        step "$n" 300 "$t" --test-threads=1 --nocapture
+        grep -E "^test result|FAILED|panicked" "$res/$n.log" >>"$sum"
+      done ;;
+    launch) step bench-launch 300 "$here/occupant" bench launch --backend cuda --json "$res/bench-launch.json"; tail -20 "$res/bench-launch.log" >>"$sum" ;;
+    memory) step bench-memory 60 "$here/occupant" bench memory --backend cuda --out "$res"; cat "$res/bench-memory.log" >>"$sum" ;;
+    primitives) step bench-primitives 200 "$here/occupant" bench primitives --backend cuda --out "$res"; cat "$res/bench-primitives.log" >>"$sum" ;;
+    discovery) step bench-discovery 120 "$here/occupant" bench discovery --backend cuda --out "$res"; cat "$res/bench-discovery.log" >>"$sum" ;;
+    sanitizer)
+      for tool in racecheck synccheck; do
+        step "sanitizer-$tool" 90 compute-sanitizer --tool $tool --kernel-name-exclude kns=grid_sync "$here/test-occupant-gpu_sync" --exact sanitizer_smoke --test-threads=1
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|test result" "$res/sanitizer-$tool.log" | head -20 >>"$sum"
+      done ;;
+    *) echo "unknown step $s" | tee -a "$sum"; status=1 ;;
+  esac
 done
-grep -E "^test result|FAILED|panicked" "$out/tests.log"
-timeout 300 "$here/occupant" bench launch --backend cuda --json "$out/bench-launch.json" || status=1
+tar -C "$res" -czf "$out/results.tar.gz" .
+rm -rf "$res"
+cat "$sum"
 exit $status
 RUN
 chmod +x "$dest/run.sh"
