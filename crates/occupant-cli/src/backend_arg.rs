@@ -10,10 +10,3 @@ pub enum Backend {
     /// A CUDA GPU.
     Cuda,
 }
-
-/// The error for an experiment whose backend branch is not in this build.
-pub fn not_here(what: &str, backend: Backend) -> String {
-    format!(
-        "`{what}` is not implemented for the {backend:?} backend in this build; use --backend cpu"
-    )
-}

@@ -7,8 +7,8 @@ use clap::{Args, Parser};
 /// The backend choice plus the chosen backend's options.
 #[derive(Args, Debug)]
 pub struct PrimitivesCmd {
-    /// `cuda` or `cpu`.
-    #[arg(long, default_value = "cuda")]
+    /// `cuda`, `cpu`, or `auto` (cuda when a CUDA device is found, else cpu).
+    #[arg(long, default_value = "auto")]
     backend: String,
     /// Options of the backend's benchmark (`--backend cpu -- --help` lists the CPU ones).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
@@ -31,10 +31,20 @@ struct CudaCli {
 
 /// Parses the backend's options and runs its benchmark.
 pub fn run(cmd: &PrimitivesCmd) -> Result<(), String> {
+    let backend = match cmd.backend.as_str() {
+        "auto" => match occupant::cuda::probe_device() {
+            Ok(_) => "cuda".to_string(),
+            Err(e) => {
+                eprintln!("{e}; running the CPU backend's benchmark");
+                "cpu".to_string()
+            }
+        },
+        other => other.to_string(),
+    };
     let argv = std::iter::once("occupant".to_string())
-        .chain(["--backend".to_string(), cmd.backend.clone()])
+        .chain(["--backend".to_string(), backend.clone()])
         .chain(cmd.rest.iter().cloned());
-    match cmd.backend.as_str() {
+    match backend.as_str() {
         "cpu" => match CpuCli::try_parse_from(argv) {
             Ok(c) => crate::cpu_bench_primitives::run(&c.args),
             Err(e) => e.exit(),

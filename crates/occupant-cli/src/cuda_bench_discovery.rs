@@ -42,6 +42,18 @@ struct Summary {
     runs: Vec<DiscoveryRun>,
 }
 
+impl DiscoveryBenchArgs {
+    /// The defaults, as `occupant bench discovery --backend cuda` would parse them.
+    pub fn defaults() -> Self {
+        #[derive(clap::Parser)]
+        struct Wrap {
+            #[command(flatten)]
+            args: DiscoveryBenchArgs,
+        }
+        <Wrap as clap::Parser>::parse_from(["occupant"]).args
+    }
+}
+
 /// Runs it.
 pub fn run(args: &DiscoveryBenchArgs) -> Result<(), String> {
     let gpu = open_cuda(&args.backend)?;

@@ -79,6 +79,9 @@ fn main() -> ExitCode {
         Command::Bench(BenchCommand::Primitives(a)) => bench_primitives::run(&a),
         Command::Bench(BenchCommand::Discovery(a)) => cuda_bench_discovery::run(&a),
         Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),
+        Command::Discover(args) if args.backend == backend_arg::Backend::Cuda => {
+            cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
+        }
         Command::Discover(args) => cpu_discover::run(&args),
     };
     match result {

@@ -248,7 +248,7 @@ fn occupancy_and_cooperative_grids_match_the_device() {
         m.launch("occ_empty", &too_big, &[]),
         Err(Error::InvalidLaunch(_))
     ));
-    // Discovery needs occ_discovery in the program.
+    // A discovery launch of a kernel that never runs the protocol is an error.
     assert!(matches!(
         m.launch(
             "occ_empty",

@@ -206,6 +206,13 @@ impl Module {
             // SAFETY: occ_discovery is at least 4 bytes (checked in prepare).
             unsafe { cu::memcpy_dtoh_sync(&mut p[..], ptr) }
                 .map_err(|e| driver_err("cuMemcpyDtoH(occ_discovery)", e))?;
+            if p[0] == 0 {
+                // Discovery always admits the first group, so no participant means the kernel
+                // never ran the protocol.
+                return Err(Error::InvalidLaunch(format!(
+                    "discovery launch of `{kernel}`: no group took part; the kernel must call occ::discover (discovery.cuh) before its main work"
+                )));
+            }
             report.participants = Some(p[0]);
         }
         Ok(report)

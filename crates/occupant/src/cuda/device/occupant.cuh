@@ -1,8 +1,21 @@
 // occupant device library: include this one header (`#include <occupant.cuh>`) to get every
-// primitive (the synchronisation primitives come through occupant_sync.cuh). The headers are
-// embedded in the occupant crate and handed to NVRTC from memory.
+// primitive. The headers are embedded in the occupant crate and handed to NVRTC from memory;
+// each can also be included on its own.
 #pragma once
 
 #include "memory.cuh"
 #include "watchdog.cuh"
+#include "atomic_barrier.cuh"
+#include "cluster.cuh"
+#include "discovery.cuh"
+#include "hierarchical_barrier.cuh"
+#include "mutex_block.cuh"
 #include "occupant_sync.cuh"
+#include "poll.cuh"
+#include "sleeping_semaphore.cuh"
+#include "spin_backoff_mutex.cuh"
+#include "spin_mutex.cuh"
+#include "spin_semaphore.cuh"
+#include "ticket_backoff_mutex.cuh"
+#include "ticket_mutex.cuh"
+#include "xf_barrier.cuh"

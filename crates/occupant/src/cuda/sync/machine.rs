@@ -160,9 +160,9 @@ pub struct Defaults {
 
 impl Defaults {
     /// Applies seed 004's guidance (§4–5) to the characteristics:
-    /// - mutex: when atomics are costly and do not hold the line, take the one atomic up front
-    ///   and wait on plain loads (ticket lock); otherwise spin on the atomic. Back off when
-    ///   contention is costly.
+    /// - mutex: when atomics are costly, take the one atomic up front and wait on plain loads
+    ///   (ticket lock), with backoff when atomics hold the line or contention is costly;
+    ///   otherwise spin on the atomic, backing off when contention is costly.
     /// - semaphore: the sleeping (fetch-and-add) semaphore, unless atomics hold the line and
     ///   are cheap, where the spinning one needs fewer accesses.
     /// - barrier: flag-based one-phase barriers avoid contended atomics; with thread-block
@@ -171,11 +171,15 @@ impl Defaults {
     pub fn choose(c: &Characteristics, compute_capability: (i32, i32)) -> Self {
         let costly_atomics = c.atomic_volatile > ATOMIC_COSTLY;
         let contention = c.contentious_noncontentious > CONTENTION_COSTLY;
-        let mutex = match (costly_atomics && !c.atomic_holds_line, contention) {
+        // Costly atomics that also hold the line (Hopper: 10x and yes) are the worst case for
+        // a test-and-set loop — every spinning block's exchange queues on the held line — so
+        // such devices take the ticket lock with backoff (measured on an H200 at 2112 blocks:
+        // spin 0.55, ticket + backoff 1.29 Mops/s; bench/results/nvidia-h200).
+        let mutex = match (costly_atomics, c.atomic_holds_line || contention) {
             (true, true) => MutexKind::TicketBackoff,
             (true, false) => MutexKind::Ticket,
-            (false, true) => MutexKind::SpinBackoff,
-            (false, false) => MutexKind::Spin,
+            (false, true) if contention => MutexKind::SpinBackoff,
+            (false, _) => MutexKind::Spin,
         };
         let semaphore = if c.atomic_holds_line && !costly_atomics {
             if contention {
@@ -365,6 +369,12 @@ mod tests {
         assert_eq!(d.mutex, MutexKind::SpinBackoff);
         assert_eq!(d.semaphore, SemaphoreKind::SpinBackoff);
         assert_eq!(d.barrier, BarrierKind::Xf);
+        // Hopper-like (H200 measured 10.0, 1.15, 2.21): costly atomics that hold the line.
+        let hopper = Characteristics::from_timings(&timings(10.0, 1.15, 2.21)).unwrap();
+        let d = Defaults::choose(&hopper, (9, 0));
+        assert_eq!(d.mutex, MutexKind::TicketBackoff);
+        assert_eq!(d.semaphore, SemaphoreKind::Sleeping);
+        assert_eq!(d.barrier, BarrierKind::Hierarchical);
         // Cheap everything: the simple designs.
         let cheap = Characteristics::from_timings(&timings(1.0, 1.0, 1.0)).unwrap();
         let d = Defaults::choose(&cheap, (9, 0));

@@ -3,7 +3,7 @@
 
 use super::kernels::{self, BARRIER_CU, DISCOVERY_CU, MEMORY_BENCH_CU, MUTEX_CU, SEMAPHORE_CU};
 use super::kinds::{BarrierKind, DiscoveryMethod, MutexKind, SemaphoreKind};
-use super::machine::{Access, MachineAbstraction, MemoryTiming};
+use super::machine::{Access, Defaults, MachineAbstraction, MemoryTiming};
 use crate::args;
 use crate::cuda::{Gpu, LaunchConfig, LaunchMode, Module};
 use crate::model::{Error, Result, Watchdog};
@@ -493,8 +493,11 @@ impl MachineAbstraction {
     pub fn for_gpu(gpu: &Gpu) -> Result<Self> {
         let path = MachineAbstraction::store_path(&gpu.info().name);
         if let Some(p) = &path {
-            if let Ok(m) = MachineAbstraction::load(p) {
+            if let Ok(mut m) = MachineAbstraction::load(p) {
                 if m.device == gpu.info().name {
+                    // The stored measurements stay; the choice is re-derived, so that a file
+                    // written by an older version follows the current rules.
+                    m.defaults = Defaults::choose(&m.characteristics, m.compute_capability);
                     return Ok(m);
                 }
             }
