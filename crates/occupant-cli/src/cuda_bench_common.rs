@@ -85,11 +85,14 @@ pub fn line_plot(
             (if log_y { ay0 - pady } else { 0f64.min(ay0) })..ay1 + pady,
         )
         .map_err(|e| err(&e))?;
+    // Label only ticks that fall on whole numbers (shapes, block counts): plotters picks
+    // fractional tick positions, which would otherwise print as repeated rounded labels.
     let fmt_x = move |v: &f64| {
-        if log_x {
-            format!("{:.0}", 10f64.powf(*v))
+        let x = if log_x { 10f64.powf(*v) } else { *v };
+        if x > 0.0 && (x - x.round()).abs() <= 0.02 * x.max(1.0) {
+            format!("{:.0}", x.round())
         } else {
-            format!("{v:.0}")
+            String::new()
         }
     };
     let fmt_y = move |v: &f64| {
