@@ -16,6 +16,30 @@
 //! [`Mutex::lock_group`]/[`Mutex::unlock_group`]/[`Mutex::critical_group`],
 //! [`Semaphore::wait_group`]/[`Semaphore::post_group`].
 //!
+//! ```
+//! use occupant::cpu::sync::{Barrier, Discovery, MutexKind};
+//! use occupant::cpu::{ExecModel, Executor, GlobalBuffer};
+//! use occupant::NDRange;
+//!
+//! let groups = 8;
+//! let exec = Executor::new(ExecModel::OccupancyBound { compute_units: 2 });
+//! let discovery = Discovery::new(groups, MutexKind::Ticket, 0);
+//! let barrier = Barrier::with_default_kind(groups);
+//! let phase1 = GlobalBuffer::<u32>::new(groups);
+//! exec.launch(NDRange::groups(groups, 16).unwrap(), |item| {
+//!     let Some(env) = discovery.discover_group(item) else { return }; // not co-occupant
+//!     if item.local_linear_id() == 0 {
+//!         phase1.set(env.p_group_id(), 1);
+//!     }
+//!     barrier.wait_group(item, &env); // across the participants only: cannot deadlock
+//!     for g in 0..env.p_num_groups() {
+//!         assert_eq!(phase1.get(g), 1);
+//!     }
+//! })
+//! .unwrap();
+//! assert!((1..=2).contains(&discovery.count())); // never more than the 2 compute units
+//! ```
+//!
 //! | kind | implementations | default |
 //! | --- | --- | --- |
 //! | discovery | [`Discovery`] over any [`MutexKind`], optional delay | ticket lock, no delay |

@@ -24,6 +24,17 @@ pub fn median(v: &[f64]) -> f64 {
     }
 }
 
+/// Ns per round of each of the first `blocks` blocks, from their (start, end) %globaltimer
+/// pairs; blocks that recorded no span are skipped.
+fn ns_per_round(times: &[u64], blocks: usize, rounds: u32) -> Vec<f64> {
+    times
+        .chunks_exact(2)
+        .take(blocks)
+        .filter(|p| p[1] > p[0])
+        .map(|p| (p[1] - p[0]) as f64 / f64::from(rounds.max(1)))
+        .collect()
+}
+
 /// `(last end - first start)` over blocks' `[start, end]` pairs (zero pairs skipped), ns.
 fn span_ns(times: &[u64]) -> f64 {
     let mut lo = u64::MAX;
@@ -133,13 +144,7 @@ pub fn run_barrier(
     )?;
     let participants = report.participants.unwrap_or(0) as usize;
     let ids = ids.to_vec()?;
-    let t = times.to_vec()?;
-    let per: Vec<f64> = t
-        .chunks_exact(2)
-        .take(participants)
-        .filter(|p| p[1] > p[0])
-        .map(|p| (p[1] - p[0]) as f64 / f64::from(rounds.max(1)))
-        .collect();
+    let per = ns_per_round(&times.to_vec()?, participants, rounds);
     Ok(BarrierRun {
         kind,
         launched,
@@ -163,13 +168,7 @@ pub fn run_grid_sync(gpu: &Gpu, blocks: usize, block_threads: usize, rounds: u32
     let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
     let cfg = LaunchConfig::new(LaunchMode::Cooperative, block_threads).grid(blocks);
     m.launch("grid_sync_bench", &cfg, &args![rounds, &times])?;
-    let t = times.to_vec()?;
-    let per: Vec<f64> = t
-        .chunks_exact(2)
-        .filter(|p| p[1] > p[0])
-        .map(|p| (p[1] - p[0]) as f64 / f64::from(rounds.max(1)))
-        .collect();
-    Ok(median(&per))
+    Ok(median(&ns_per_round(&times.to_vec()?, blocks, rounds)))
 }
 
 /// The unsafe baseline: an atomic barrier over every one of `blocks` launched blocks, no
@@ -187,13 +186,7 @@ pub fn run_naive_barrier(
     let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
     let cfg = LaunchConfig::plain(blocks, block_threads).watchdog(watchdog);
     m.launch("barrier_naive", &cfg, &args![&bstate, rounds, &times])?;
-    let t = times.to_vec()?;
-    let per: Vec<f64> = t
-        .chunks_exact(2)
-        .filter(|p| p[1] > p[0])
-        .map(|p| (p[1] - p[0]) as f64 / f64::from(rounds.max(1)))
-        .collect();
-    Ok(median(&per))
+    Ok(median(&ns_per_round(&times.to_vec()?, blocks, rounds)))
 }
 
 /// The occupancy API's bound for `kernel` of `module` at this shape (blocks on the device).
