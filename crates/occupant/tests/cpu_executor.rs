@@ -442,7 +442,19 @@ fn kernel_panics_become_errors() {
             }
         })
         .unwrap_err();
+    // The same without a barrier: the plain loop reports the right work-item too.
+    let plain = exec
+        .launch(NDRange::d1(64, 16).unwrap(), |it| {
+            if it.global_linear_id() == 21 {
+                panic!("plain boom");
+            }
+        })
+        .unwrap_err();
     std::panic::set_hook(prev);
+    assert!(
+        matches!(&plain, Error::KernelPanic { group: 1, local: 5, message } if message == "plain boom"),
+        "{plain}"
+    );
     match e {
         Error::KernelPanic {
             group,

@@ -21,6 +21,21 @@ pub(crate) type BarrierAt = &'static Location<'static>;
 pub(crate) type ItemYielder = Yielder<(), BarrierAt>;
 type ItemCoroutine = Coroutine<(), BarrierAt, (), DefaultStack>;
 
+/// Records the running work-item in `current` if the plain loop unwinds (a panic or an abort),
+/// without a store to shared state per work-item on the normal path.
+struct CurrentOnUnwind<'c> {
+    current: &'c Cell<usize>,
+    k: usize,
+}
+
+impl Drop for CurrentOnUnwind<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.current.set(self.k);
+        }
+    }
+}
+
 /// What a work-item needs to know about its group (not generic, so `WorkItem` is not either).
 pub(crate) struct GroupInfo<'a> {
     pub(crate) range: NDRange,
@@ -135,7 +150,15 @@ where
         // No barrier so far: the other work-items run as a plain loop.
         let [lx, ly, _] = self.info.range.local_size();
         let mut item = self.item(0, [0; 3], std::ptr::null());
-        for k in 1..self.info.local_count {
+        // In registers for the loop: the kernel's stores could alias `self` as far as the
+        // compiler knows, which would reload these at every work-item.
+        let (kernel, local, count) = (self.kernel, self.local, self.info.local_count);
+        // Which work-item runs, for a panic report: written to `current` only when unwinding.
+        let mut mark = CurrentOnUnwind {
+            current: &self.info.current,
+            k: 0,
+        };
+        for k in 1..count {
             item.local[0] += 1;
             item.global_linear += 1;
             if item.local[0] == lx {
@@ -154,8 +177,8 @@ where
                 item.global_linear = linearize(g, item.global_size);
             }
             item.local_linear = k;
-            self.info.current.set(k);
-            (self.kernel)(&item, self.local);
+            mark.k = k;
+            kernel(&item, local);
         }
     }
 

