@@ -25,34 +25,35 @@ fn work16(i: usize) -> u32 {
     x
 }
 
-fn barrier_free_vs_loop(c: &mut Criterion) {
+fn barrier_free_pair<F: Fn(usize) -> u32 + Sync + Copy>(c: &mut Criterion, name: &str, f: F) {
     let n = 1 << 20;
     let out = GlobalBuffer::<u32>::new(n);
     let exec = Executor::new(ExecModel::OccupancyBound { compute_units: 1 });
-    let range = NDRange::d1(n, 256).unwrap();
-    type Kernel = (&'static str, fn(usize) -> u32);
-    let kernels: [Kernel; 2] = [("trivial", work), ("work16", work16)];
-    for (name, f) in kernels {
-        let mut g = c.benchmark_group(format!("barrier_free_{name}"));
-        g.throughput(Throughput::Elements(n as u64));
-        g.bench_function("plain_loop", |b| {
-            b.iter(|| {
-                for i in 0..n {
-                    out.set(i, f(black_box(i)));
-                }
+    let range = NDRange::d1(n, 1024).unwrap();
+    let mut g = c.benchmark_group(format!("barrier_free_{name}"));
+    g.throughput(Throughput::Elements(n as u64));
+    g.bench_function("plain_loop", |b| {
+        b.iter(|| {
+            for i in 0..n {
+                out.set(i, f(black_box(i)));
+            }
+        })
+    });
+    g.bench_function("executor_1cu", |b| {
+        b.iter(|| {
+            exec.launch(range, |it| {
+                let i = it.global_linear_id();
+                out.set(i, f(black_box(i)));
             })
-        });
-        g.bench_function("executor_1cu", |b| {
-            b.iter(|| {
-                exec.launch(range, |it| {
-                    let i = it.global_linear_id();
-                    out.set(i, f(black_box(i)));
-                })
-                .unwrap()
-            })
-        });
-        g.finish();
-    }
+            .unwrap()
+        })
+    });
+    g.finish();
+}
+
+fn barrier_free_vs_loop(c: &mut Criterion) {
+    barrier_free_pair(c, "trivial", work);
+    barrier_free_pair(c, "work16", work16);
 }
 
 fn barrier_cost(c: &mut Criterion) {
