@@ -13,6 +13,8 @@
 //! execution models as a test bench for forward progress) and [`cuda`] (NVRTC-compiled CUDA C++
 //! with an embedded device library, loaded at run time).
 
+#![warn(missing_docs)]
+
 pub mod cpu;
 pub mod cuda;
 pub mod model;

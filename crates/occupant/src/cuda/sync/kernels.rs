@@ -7,7 +7,7 @@ use crate::model::Result;
 pub const BARRIER_CU: &str = include_str!("../kernels/barrier.cu");
 /// `grid_sync_bench`: the comparator, cooperative_groups' `grid.sync()` (needs the CUDA
 /// toolkit's headers at run time, see [`compile_grid_sync`]; kept out of the `.cu` files that
-/// CI compiles without a toolkit). times[2b], times[2b+1]: %globaltimer around `rounds` syncs.
+/// CI compiles without a toolkit). `times[2b]`, `times[2b+1]`: %globaltimer around `rounds` syncs.
 pub const GRID_SYNC_CU: &str = r#"#include <occupant.cuh>
 #include <cooperative_groups.h>
 extern "C" __global__ void grid_sync_bench(unsigned rounds, unsigned long long* times) {
