@@ -34,7 +34,9 @@ pub const MEMORY_BENCH_CU: &str = include_str!("../kernels/memory_bench.cu");
 /// Compiles `source` for `gpu`, with a compile-time cluster size when `cluster > 1`
 /// (`-DOCC_CLUSTER_SIZE=k`; the kernels then carry `__cluster_dims__(k, 1, 1)`).
 pub fn compile(gpu: &Gpu, name: &str, source: &str, cluster: u32) -> Result<Module> {
-    let mut opts = CompileOptions::default();
+    // 32 registers per thread = 65536 / 2048: every block size fills an SM, so the
+    // "full occupancy" shapes (2112x128, 1056x256, 264x1024 on 132 SMs) really are full.
+    let mut opts = CompileOptions::default().option(format!("-maxrregcount={MAX_REGISTERS}"));
     let mut full = name.to_string();
     if cluster > 1 {
         opts = opts.option(format!("-DOCC_CLUSTER_SIZE={cluster}"));
@@ -42,6 +44,9 @@ pub fn compile(gpu: &Gpu, name: &str, source: &str, cluster: u32) -> Result<Modu
     }
     gpu.compile(&full, source, &opts)
 }
+
+/// Registers per thread the test and benchmark kernels are compiled for.
+pub const MAX_REGISTERS: u32 = 32;
 
 /// Compiles [`GRID_SYNC_CU`] with the CUDA toolkit's include folders (`$CUDA_HOME/include`,
 /// `$CUDA_PATH/include` or `/usr/local/cuda/include`, and its `cccl` subfolder).
