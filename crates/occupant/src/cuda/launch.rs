@@ -199,7 +199,7 @@ impl Module {
             let ctl = Control::from_bytes(&b);
             *armed = Some(ctl);
             report.spins = ctl.spins;
-            ctl.check()?;
+            ctl.check().map_err(|e| self.name_waiting_groups(e))?;
         }
         if let (LaunchMode::Discovery, Some((ptr, _))) = (cfg.mode, self.inner.discovery) {
             let mut p = [0u32; 1];
@@ -216,6 +216,49 @@ impl Module {
             report.participants = Some(p[0]);
         }
         Ok(report)
+    }
+
+    /// Completes a deadlock from the watchdog with every block recorded in `occ_waiting`, and
+    /// clears that record for the next launch. Any failure here keeps the error as it was.
+    fn name_waiting_groups(&self, err: Error) -> Error {
+        let (
+            Error::Deadlock {
+                primitive,
+                mut waiting,
+                not_started,
+                timeout_ms,
+            },
+            Some((ptr, len)),
+        ) = (err.clone(), self.inner.waiting)
+        else {
+            return err;
+        };
+        let mut words = vec![0u32; len / 4];
+        // SAFETY: occ_waiting spans `len` bytes; the launch has completed.
+        if unsafe { cu::memcpy_dtoh_sync(&mut words[..], ptr) }.is_err() {
+            return err;
+        }
+        // SAFETY: as above; cleared so that the next launch starts with no record.
+        let _ = unsafe { cu::memset_d8_sync(ptr, 0, len) };
+        for (w, bits) in words.iter().enumerate() {
+            for b in 0..32 {
+                let group = w * 32 + b;
+                if bits & (1 << b) != 0 && !waiting.iter().any(|s| s.group == group) {
+                    // The record says that this block gave up a wait, not in which primitive.
+                    waiting.push(crate::model::WaitSite {
+                        group,
+                        primitive: "aborted_wait".to_string(),
+                    });
+                }
+            }
+        }
+        waiting.sort_by_key(|s| s.group);
+        Error::Deadlock {
+            primitive,
+            waiting,
+            not_started,
+            timeout_ms,
+        }
     }
 
     /// Queues `kernel` without waiting (back-to-back launches). The watchdog is armed, but a

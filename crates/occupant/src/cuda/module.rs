@@ -27,6 +27,8 @@ pub(crate) struct Inner {
     pub(crate) ctl: Option<u64>,
     /// Device address and size of `occ_discovery` when the program defines it.
     pub(crate) discovery: Option<(u64, usize)>,
+    /// Device address and size of `occ_waiting` (watchdog.cuh): the blocks that gave up a wait.
+    pub(crate) waiting: Option<(u64, usize)>,
     kernels: Mutex<HashMap<String, Arc<Kernel>>>,
     /// Held for the whole of a launch; holds what was last written to `occ_ctl`.
     pub(crate) launch_lock: Mutex<Option<super::watchdog::Control>>,
@@ -136,6 +138,7 @@ impl Module {
             }
         }
         let discovery = global("occ_discovery")?;
+        let waiting = global("occ_waiting")?;
         let readback = ctl
             .map(|_| Pinned::new(super::watchdog::CONTROL_BYTES))
             .transpose()?;
@@ -146,6 +149,7 @@ impl Module {
                 compiled,
                 ctl: ctl.map(|(p, _)| p),
                 discovery,
+                waiting,
                 kernels: Mutex::new(HashMap::new()),
                 launch_lock: Mutex::new(None),
                 readback,

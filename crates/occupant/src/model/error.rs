@@ -48,9 +48,12 @@ pub enum Error {
     Deadlock {
         /// The primitive whose wait first expired.
         primitive: String,
-        /// Groups that were blocked when the launch was aborted, and where.
+        /// Groups that were blocked when the launch was aborted, and where. On CUDA the group
+        /// whose wait expired carries its primitive; the others that were waiting are named
+        /// with `aborted_wait` (the device records that they waited, not where).
         waiting: Vec<WaitSite>,
-        /// Groups that had not started when the launch was aborted.
+        /// Groups that had not started when the launch was aborted (CPU backend; CUDA cannot
+        /// observe blocks that never started and reports 0).
         not_started: usize,
         /// The watchdog's wait timeout in milliseconds.
         timeout_ms: u64,

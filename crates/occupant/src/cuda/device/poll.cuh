@@ -26,10 +26,14 @@ namespace occ {
 template <class Cond>
 __device__ __forceinline__ bool poll_until(unsigned primitive, Cond cond) {
   if (cond()) return true;
+  if (aborted()) return false;  // the launch was given up before this wait began
   const unsigned long long t0 = globaltimer();
   for (unsigned i = 1;; ++i) {
     if (cond()) return true;
-    if ((i & 31u) == 0u && aborted()) return false;
+    if ((i & 31u) == 0u && aborted()) {
+      note_waiting();
+      return false;
+    }
     if (globaltimer() - t0 > (unsigned long long)OCC_FAST_SPIN_NS) break;
   }
   return wait_until(primitive, cond);

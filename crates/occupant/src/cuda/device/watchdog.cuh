@@ -29,6 +29,9 @@
 #ifndef OCC_BACKOFF_MAX_NS
 #define OCC_BACKOFF_MAX_NS 256
 #endif
+#ifndef OCC_WAITING_WORDS
+#define OCC_WAITING_WORDS 4096  // one bit per block: 131072 blocks
+#endif
 
 namespace occ {
 
@@ -66,8 +69,13 @@ struct Control {
 }  // namespace occ
 
 // One per module, with C linkage so the host finds it as "occ_ctl" (cuModuleGetGlobal).
+// occ_waiting: one bit per block that gave up a wait it had been spinning in (it timed out, or
+// left because another group did; a block that finds the launch already aborted when it starts
+// waiting is not recorded). Written only on that failure path, read and cleared by the host
+// after a deadlock, so Error::Deadlock names every waiting group. Zero when the module loads.
 extern "C" {
 __device__ occ::Control occ_ctl;
+__device__ unsigned occ_waiting[OCC_WAITING_WORDS];
 }
 
 namespace occ {
@@ -82,6 +90,13 @@ __device__ __forceinline__ unsigned long long globaltimer() {
 /// Linear id of the calling block: blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z).
 __device__ __forceinline__ unsigned block_linear_id() {
   return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+
+/// Records the calling block in occ_waiting (atom.or, relaxed: the host reads it after the
+/// kernel has ended).
+__device__ __noinline__ void note_waiting() {
+  const unsigned b = block_linear_id();
+  if (b < OCC_WAITING_WORDS * 32u) atomicOr(&occ_waiting[b >> 5], 1u << (b & 31u));
 }
 
 /// True once any wait of this launch gave up (ld.relaxed.gpu of occ_ctl.abort).
@@ -113,9 +128,14 @@ __device__ __forceinline__ bool wait_until(unsigned primitive, Cond cond) {
   bool ok;
   for (;;) {
     if (cond()) { ok = true; break; }
-    if (aborted()) { ok = false; break; }
+    if (aborted()) {
+      if (rounds != 0ull) note_waiting();  // it was waiting; a block that started late was not
+      ok = false;
+      break;
+    }
     if (timeout != 0ull && globaltimer() - start > timeout) {
       expire(primitive);
+      note_waiting();
       ok = false;
       break;
     }
