@@ -41,9 +41,9 @@ pub enum Error {
     ///
     /// `waiting` names the groups that were blocked and in which primitive; `not_started`
     /// counts groups that never got a compute unit (the occupancy-bound model at work).
-    #[error("deadlock: {} work-group(s) waited longer than {timeout_ms} ms ({}){}; on a GPU this would hang — use occupancy discovery so that only co-occupant groups synchronise",
+    #[error("deadlock in {primitive}: a wait exceeded {timeout_ms} ms with {} work-group(s) blocked ({}){}; on a GPU this would hang — use occupancy discovery so that only co-occupant groups synchronise",
         waiting.len(),
-        summarize_sites(waiting),
+        summarize_sites(waiting, primitive),
         if *not_started > 0 { format!(", {not_started} group(s) never started") } else { String::new() })]
     Deadlock {
         /// The primitive whose wait first expired.
@@ -119,9 +119,14 @@ pub enum Error {
     Io(String),
 }
 
-fn summarize_sites(sites: &[WaitSite]) -> String {
+/// Up to six wait sites, those in `first` (the primitive whose wait expired) first.
+fn summarize_sites(sites: &[WaitSite], first: &str) -> String {
     const SHOW: usize = 6;
-    let mut s: Vec<String> = sites.iter().take(SHOW).map(|w| w.to_string()).collect();
+    let ordered = sites
+        .iter()
+        .filter(|w| w.primitive == first)
+        .chain(sites.iter().filter(|w| w.primitive != first));
+    let mut s: Vec<String> = ordered.take(SHOW).map(|w| w.to_string()).collect();
     if sites.len() > SHOW {
         s.push(format!("… {} more", sites.len() - SHOW));
     }

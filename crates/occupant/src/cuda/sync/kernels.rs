@@ -32,21 +32,31 @@ pub const DISCOVERY_CU: &str = include_str!("../kernels/discovery.cu");
 pub const MEMORY_BENCH_CU: &str = include_str!("../kernels/memory_bench.cu");
 
 /// Compiles `source` for `gpu`, with a compile-time cluster size when `cluster > 1`
-/// (`-DOCC_CLUSTER_SIZE=k`; the kernels then carry `__cluster_dims__(k, 1, 1)`).
-pub fn compile(gpu: &Gpu, name: &str, source: &str, cluster: u32) -> Result<Module> {
-    // 32 registers per thread = 65536 / 2048: every block size fills an SM, so the
-    // "full occupancy" shapes (2112x128, 1056x256, 264x1024 on 132 SMs) really are full.
-    let mut opts = CompileOptions::default().option(format!("-maxrregcount={MAX_REGISTERS}"));
+/// (`-DOCC_CLUSTER_SIZE=k`; the kernels then carry `__cluster_dims__(k, 1, 1)`), and at most
+/// `max_registers` registers per thread when given (`-maxrregcount`).
+pub fn compile(
+    gpu: &Gpu,
+    name: &str,
+    source: &str,
+    cluster: u32,
+    max_registers: Option<u32>,
+) -> Result<Module> {
+    let mut opts = CompileOptions::default();
     let mut full = name.to_string();
     if cluster > 1 {
         opts = opts.option(format!("-DOCC_CLUSTER_SIZE={cluster}"));
-        full = format!("{name}[cluster={cluster}]");
+        full = format!("{full}[cluster={cluster}]");
+    }
+    if let Some(r) = max_registers {
+        opts = opts.option(format!("-maxrregcount={r}"));
+        full = format!("{full}[regs={r}]");
     }
     gpu.compile(&full, source, &opts)
 }
 
-/// Registers per thread the test and benchmark kernels are compiled for.
-pub const MAX_REGISTERS: u32 = 32;
+/// Registers per thread that let any block size fill an SM (65536 / 2048 threads): kernels
+/// compiled with this cap reach the hardware's resident-block bound at every block size.
+pub const FULL_OCCUPANCY_REGISTERS: u32 = 32;
 
 /// Compiles [`GRID_SYNC_CU`] with the CUDA toolkit's include folders (`$CUDA_HOME/include`,
 /// `$CUDA_PATH/include` or `/usr/local/cuda/include`, and its `cccl` subfolder).

@@ -112,10 +112,22 @@ pub fn run_barrier(
             "{launched} blocks are not a multiple of the cluster size {cluster}"
         )));
     }
-    let m = kernels::compile(gpu, "occupant_barrier.cu", BARRIER_CU, cluster)?;
     let name = format!("barrier_{}", kind.name());
-    let bound = m.max_active_blocks_per_sm(&name, block_threads as u32, 0)? as usize
-        * gpu.info().sm_count as usize;
+    let mut m = kernels::compile(gpu, "occupant_barrier.cu", BARRIER_CU, cluster, None)?;
+    let mut bound = occupancy_bound(gpu, &m, &name, block_threads, 0)?;
+    // Asked for full occupancy but the kernel's registers keep blocks out: use the variant
+    // capped to fit (it spills a little, so it is not used where it is not needed).
+    let hardware = gpu.info().resident_blocks_bound(block_threads as u32) as usize;
+    if launched >= hardware && bound < hardware {
+        m = kernels::compile(
+            gpu,
+            "occupant_barrier.cu",
+            BARRIER_CU,
+            cluster,
+            Some(kernels::FULL_OCCUPANCY_REGISTERS),
+        )?;
+        bound = occupancy_bound(gpu, &m, &name, block_threads, 0)?;
+    }
     let hint = (bound / cluster as usize) as u32;
     let groups = launched.max(1);
     let bstate = gpu.alloc_zeroed::<u32>(kind.state_words(groups))?;
@@ -181,7 +193,7 @@ pub fn run_naive_barrier(
     rounds: u32,
     watchdog: Watchdog,
 ) -> Result<f64> {
-    let m = kernels::compile(gpu, "occupant_barrier.cu", BARRIER_CU, 1)?;
+    let m = kernels::compile(gpu, "occupant_barrier.cu", BARRIER_CU, 1, None)?;
     let bstate = gpu.alloc_zeroed::<u32>(BarrierKind::Atomic.state_words(blocks))?;
     let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
     let cfg = LaunchConfig::plain(blocks, block_threads).watchdog(watchdog);
@@ -230,7 +242,7 @@ pub fn run_mutex(
     work: bool,
     watchdog: Watchdog,
 ) -> Result<MutexRun> {
-    let m = kernels::compile(gpu, "occupant_mutex.cu", MUTEX_CU, 1)?;
+    let m = kernels::compile(gpu, "occupant_mutex.cu", MUTEX_CU, 1, None)?;
     let state = gpu.alloc_zeroed::<u32>(kind.state_words())?;
     let counter = gpu.alloc_zeroed::<u32>(32)?;
     let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
@@ -289,7 +301,7 @@ pub fn run_semaphore(
             "a semaphore needs at least one permit".into(),
         ));
     }
-    let m = kernels::compile(gpu, "occupant_semaphore.cu", SEMAPHORE_CU, 1)?;
+    let m = kernels::compile(gpu, "occupant_semaphore.cu", SEMAPHORE_CU, 1, None)?;
     let state = gpu.upload(&kind.initial_state(initial))?;
     let inside = gpu.alloc_zeroed::<u32>(32)?;
     let violations = gpu.alloc_zeroed::<u32>(1)?;
@@ -364,7 +376,7 @@ pub fn run_discovery(
     watchdog: Watchdog,
 ) -> Result<DiscoveryRun> {
     let cluster = cluster.max(1);
-    let m = kernels::compile(gpu, "occupant_discovery.cu", DISCOVERY_CU, cluster)?;
+    let m = kernels::compile(gpu, "occupant_discovery.cu", DISCOVERY_CU, cluster, None)?;
     let bound = occupancy_bound(gpu, &m, "discovery_probe", block_threads, shared_bytes)?;
     let hint = if hinted {
         (bound / cluster as usize) as u32
@@ -427,7 +439,7 @@ pub fn measure_memory(
     accesses: u32,
     reps: usize,
 ) -> Result<Vec<MemoryTiming>> {
-    let m = kernels::compile(gpu, "occupant_memory_bench.cu", MEMORY_BENCH_CU, 1)?;
+    let m = kernels::compile(gpu, "occupant_memory_bench.cu", MEMORY_BENCH_CU, 1, None)?;
     let base = gpu.alloc_zeroed::<u32>(blocks * 64 + 64)?;
     let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
     let cfg = LaunchConfig::plain(blocks, 32);
