@@ -25,8 +25,11 @@ namespace occ {
 /// occ::wait_until. cond() performs its own ordering (typically ld_acquire).
 template <class Cond>
 __device__ __forceinline__ bool poll_until(unsigned primitive, Cond cond) {
+  // The abort word is loaded before cond() so that both loads are in flight together: a wait
+  // that is already satisfied costs one round trip, as without the check.
+  const bool given_up = aborted();
   if (cond()) return true;
-  if (aborted()) return false;  // the launch was given up before this wait began
+  if (given_up) return false;  // the launch was given up before this wait began: not a waiter
   const unsigned long long t0 = globaltimer();
   for (unsigned i = 1;; ++i) {
     if (cond()) return true;
