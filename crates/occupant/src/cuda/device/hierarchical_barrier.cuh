@@ -63,8 +63,7 @@ struct HierarchicalBarrier {
         u32* c = counter;
         const u32 target = e * leaders;
         atomic_add_release(c, 1u);
-        ok = poll_until(Prim::HierarchicalBarrier,
-                        [c, target] { return epoch_diff(ld_acquire(c), target) >= 0; });
+        ok = poll_counter_reaches(Prim::HierarchicalBarrier, c, target);
       }
       ok = __syncthreads_and(ok) != 0;
       if (csize == 1u) return ok;
