@@ -63,7 +63,8 @@ struct HierarchicalBarrier {
         u32* c = counter;
         const u32 target = e * leaders;
         atomic_add_release(c, 1u);
-        ok = poll_counter_reaches(Prim::HierarchicalBarrier, c, target);
+        ok = poll_until(Prim::HierarchicalBarrier,
+                        [c, target] { return epoch_diff(ld_acquire(c), target) >= 0; });
       }
       ok = __syncthreads_and(ok) != 0;
       if (csize == 1u) return ok;

@@ -17,9 +17,6 @@
 #ifndef OCC_FAST_SPIN_NS
 #define OCC_FAST_SPIN_NS 20000
 #endif
-#ifndef OCC_POLL_STAGGER_CYCLES
-#define OCC_POLL_STAGGER_CYCLES 200  // between the 4 loads in flight of poll_counter_reaches
-#endif
 
 namespace occ {
 
@@ -72,57 +69,6 @@ __device__ __forceinline__ bool poll_flags(unsigned primitive, const u32* flags,
 
 /// Signed distance a - b of two wrapping u32 epochs/tickets: >= 0 when a is at or after b.
 __device__ __forceinline__ int epoch_diff(unsigned a, unsigned b) { return (int)(a - b); }
-
-/// Busy-waits about `cycles` SM clock cycles (clock64), without touching memory.
-__device__ __forceinline__ void spin_cycles(long long cycles) {
-  const long long t = clock64();
-  while (clock64() - t < cycles) {
-  }
-}
-
-/// Waits until the wrapping counter *c is at or after `target`, with acquire semantics once it
-/// is. Latency-tuned for barriers: four relaxed loads (ld.relaxed.gpu) are kept in flight,
-/// issued OCC_POLL_STAGGER_CYCLES apart, so the change is seen about a quarter of an L2 round
-/// trip after it lands instead of up to a whole one; each check waits only for the oldest
-/// load. On success one fence.acq_rel.gpu turns the observing relaxed load into an acquire (the
-/// PTX acquire pattern). The fast phase is bounded like poll_until's (abort every 32 checks,
-/// OCC_FAST_SPIN_NS in all), then occ::wait_until owns the wait, the deadline and the record.
-__device__ __forceinline__ bool poll_counter_reaches(unsigned primitive, const u32* c, u32 target) {
-  const bool given_up = aborted();
-  if (epoch_diff(ld_acquire(c), target) >= 0) return true;
-  if (given_up) return false;
-  const unsigned long long t0 = globaltimer();
-  u32 v0 = ld_relaxed(c);
-  spin_cycles(OCC_POLL_STAGGER_CYCLES);
-  u32 v1 = ld_relaxed(c);
-  spin_cycles(OCC_POLL_STAGGER_CYCLES);
-  u32 v2 = ld_relaxed(c);
-  spin_cycles(OCC_POLL_STAGGER_CYCLES);
-  u32 v3 = ld_relaxed(c);
-  spin_cycles(OCC_POLL_STAGGER_CYCLES);
-#define OCC_POLL_STEP(V)                                \
-  if (epoch_diff(V, target) >= 0) {                     \
-    fence_acq_rel();                                    \
-    return true;                                        \
-  }                                                     \
-  V = ld_relaxed(c);                                    \
-  spin_cycles(OCC_POLL_STAGGER_CYCLES);
-  for (unsigned i = 1;; ++i) {
-    OCC_POLL_STEP(v0)
-    OCC_POLL_STEP(v1)
-    OCC_POLL_STEP(v2)
-    OCC_POLL_STEP(v3)
-    if ((i & 7u) == 0u) {
-      if (aborted()) {
-        note_waiting();
-        return false;
-      }
-      if (globaltimer() - t0 > (unsigned long long)OCC_FAST_SPIN_NS) break;
-    }
-  }
-#undef OCC_POLL_STEP
-  return wait_until(primitive, [c, target] { return epoch_diff(ld_acquire(c), target) >= 0; });
-}
 
 /// Linear id of the calling thread within its block.
 __device__ __forceinline__ unsigned local_linear_id() {
