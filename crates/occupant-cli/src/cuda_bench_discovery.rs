@@ -54,6 +54,19 @@ impl DiscoveryBenchArgs {
     }
 }
 
+impl Summary {
+    /// The series label: method, `+hint` when hinted, ` cN` for clusters of N.
+    fn label(&self) -> String {
+        let hint = if self.hinted { "+hint" } else { "" };
+        let cluster = if self.cluster > 1 {
+            format!(" c{}", self.cluster)
+        } else {
+            String::new()
+        };
+        format!("{}{hint}{cluster}", self.method)
+    }
+}
+
 /// Runs it.
 pub fn run(args: &DiscoveryBenchArgs) -> Result<(), String> {
     let gpu = open_cuda(&args.backend)?;
@@ -161,21 +174,7 @@ pub fn run(args: &DiscoveryBenchArgs) -> Result<(), String> {
         },
     )?;
     println!("wrote {}", p.display());
-    let mut labels: Vec<String> = out
-        .iter()
-        .map(|s| {
-            format!(
-                "{}{}{}",
-                s.method,
-                if s.hinted { "+hint" } else { "" },
-                if s.cluster > 1 {
-                    format!(" c{}", s.cluster)
-                } else {
-                    String::new()
-                }
-            )
-        })
-        .collect();
+    let mut labels: Vec<String> = out.iter().map(Summary::label).collect();
     labels.sort();
     labels.dedup();
     let shape_names: Vec<String> = shapes
@@ -188,18 +187,7 @@ pub fn run(args: &DiscoveryBenchArgs) -> Result<(), String> {
             label: l.clone(),
             points: out
                 .iter()
-                .filter(|s| {
-                    &format!(
-                        "{}{}{}",
-                        s.method,
-                        if s.hinted { "+hint" } else { "" },
-                        if s.cluster > 1 {
-                            format!(" c{}", s.cluster)
-                        } else {
-                            String::new()
-                        }
-                    ) == l
-                })
+                .filter(|s| &s.label() == l)
                 .filter_map(|s| {
                     Some((
                         (shape_names.iter().position(|n| *n == s.shape)? + 1) as f64,

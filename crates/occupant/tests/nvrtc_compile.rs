@@ -25,7 +25,11 @@ fn nvrtc_or_skip(test: &str) -> bool {
 }
 
 fn compile_clean(name: &str, src: &str) {
-    let c = compile_uncached(name, src, &CompileOptions::default(), ARCH)
+    compile_clean_with(name, src, &CompileOptions::default())
+}
+
+fn compile_clean_with(name: &str, src: &str, opts: &CompileOptions) {
+    let c = compile_uncached(name, src, opts, ARCH)
         .unwrap_or_else(|e| panic!("{name} failed to compile for {ARCH}: {e}"));
     assert!(c.log.is_empty(), "{name}: NVRTC warnings:\n{}", c.log);
     assert!(!c.image.is_empty(), "{name}: empty image");
@@ -85,7 +89,15 @@ fn every_kernel_in_the_repo_compiles() {
     );
     for f in files {
         let src = std::fs::read_to_string(&f).unwrap();
-        compile_clean(&f.display().to_string(), &src);
+        let name = f.display().to_string();
+        compile_clean(&name, &src);
+        // The variants the benchmarks build: cluster launches and the full-occupancy cap.
+        if src.contains("OCC_CLUSTER_SIZE") {
+            let cluster = CompileOptions::default().option("-DOCC_CLUSTER_SIZE=8");
+            compile_clean_with(&format!("{name}[cluster=8]"), &src, &cluster);
+        }
+        let capped = CompileOptions::default().option("-maxrregcount=32");
+        compile_clean_with(&format!("{name}[regs=32]"), &src, &capped);
     }
 }
 

@@ -216,3 +216,14 @@ __device__ __forceinline__ bool discover_clusters(Env& env, unsigned method = Qu
 }
 
 }  // namespace occ
+
+// For kernels compiled both as plain and as cluster launches (-DOCC_CLUSTER_SIZE=k, k > 1):
+// OCC_KATTR is the kernel's cluster attribute and OCC_DISCOVER the matching discovery
+// (occ::discover_clusters for clusters, occ::discover otherwise).
+#if defined(OCC_CLUSTER_SIZE) && OCC_CLUSTER_SIZE > 1
+#define OCC_KATTR __cluster_dims__(OCC_CLUSTER_SIZE, 1, 1)
+#define OCC_DISCOVER occ::discover_clusters
+#else
+#define OCC_KATTR
+#define OCC_DISCOVER occ::discover
+#endif

@@ -7,14 +7,6 @@
 #include <occupant.cuh>
 #include <occupant_sync.cuh>
 
-#if defined(OCC_CLUSTER_SIZE) && OCC_CLUSTER_SIZE > 1
-#define OCC_KATTR __cluster_dims__(OCC_CLUSTER_SIZE, 1, 1)
-#define OCC_DISCOVER occ::discover_clusters
-#else
-#define OCC_KATTR
-#define OCC_DISCOVER occ::discover
-#endif
-
 using occ::u32;
 using occ::u64;
 
