@@ -14,7 +14,9 @@ pub fn open_cuda(backend: &str) -> Result<Gpu, String> {
             "this benchmark runs on the cuda backend only (got --backend {backend})"
         ));
     }
-    Gpu::open(0).map_err(|e| e.to_string())
+    Gpu::open(0).map_err(|e| {
+        format!("{e}; this benchmark needs a GPU (the CPU backend has `occupant discover --backend cpu` and `occupant bench primitives --backend cpu`)")
+    })
 }
 
 /// `--out`, or `bench/results/<gpu>/`.

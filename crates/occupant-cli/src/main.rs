@@ -47,7 +47,7 @@ enum Command {
 enum BenchCommand {
     /// NVRTC compile time and kernel launch overhead per launch mode (CUDA).
     Launch(cuda_launch_bench::LaunchBenchArgs),
-    /// Barriers, mutexes and semaphores: `--backend cuda` (default) or `--backend cpu`.
+    /// Barriers, mutexes and semaphores: `--backend auto` (default: cuda if a GPU is found), `cuda` or `cpu`.
     Primitives(bench_primitives::PrimitivesCmd),
     /// Occupancy discovery: recall against the occupancy API and protocol time (CUDA).
     Discovery(cuda_bench_discovery::DiscoveryBenchArgs),
