@@ -35,6 +35,17 @@ fn ns_per_round(times: &[u64], blocks: usize, rounds: u32) -> Vec<f64> {
         .collect()
 }
 
+/// Millions of operations per second when `blocks` blocks did `iters` operations each within
+/// the span of their `[start, end]` timestamps (0 when nothing was timed).
+fn mops_over_span(times: &[u64], blocks: usize, iters: u32) -> f64 {
+    let ns = span_ns(times);
+    if ns > 0.0 {
+        blocks as f64 * f64::from(iters) / ns * 1e3
+    } else {
+        0.0
+    }
+}
+
 /// `(last end - first start)` over blocks' `[start, end]` pairs (zero pairs skipped), ns.
 fn span_ns(times: &[u64]) -> f64 {
     let mut lo = u64::MAX;
@@ -253,15 +264,14 @@ pub fn run_mutex(
         &cfg,
         &args![&state, &counter, iters, u32::from(work), &times],
     )?;
-    let ns = span_ns(&times.to_vec()?);
-    let ops = blocks as f64 * f64::from(iters);
+    let mops = mops_over_span(&times.to_vec()?, blocks, iters);
     Ok(MutexRun {
         kind,
         blocks,
         iters,
         work,
         counter: u64::from(counter.to_vec()?[0]),
-        mops: if ns > 0.0 { ops / ns * 1e3 } else { 0.0 },
+        mops,
     })
 }
 
@@ -321,8 +331,7 @@ pub fn run_semaphore(
             &times
         ],
     )?;
-    let ns = span_ns(&times.to_vec()?);
-    let ops = blocks as f64 * f64::from(iters);
+    let mops = mops_over_span(&times.to_vec()?, blocks, iters);
     Ok(SemaphoreRun {
         kind,
         initial,
@@ -330,7 +339,7 @@ pub fn run_semaphore(
         iters,
         checked: check,
         violations: u64::from(violations.to_vec()?[0]),
-        mops: if ns > 0.0 { ops / ns * 1e3 } else { 0.0 },
+        mops,
     })
 }
 
