@@ -1,1 +1,5 @@
 //! Applications built on occupant.
+
+#![warn(missing_docs)]
+
+pub mod graph;
