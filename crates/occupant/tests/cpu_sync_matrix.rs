@@ -5,8 +5,8 @@
 #![cfg(not(loom))]
 
 use occupant::cpu::sync::{
-    Barrier, BarrierKind, Discovery, Mutex, MutexKind, Participation, Semaphore, SemaphoreKind,
-    NON_PARTICIPATING,
+    Barrier, BarrierKind, Discovery, DiscoveryKind, Mutex, MutexKind, Participation, Semaphore,
+    SemaphoreKind, NON_PARTICIPATING,
 };
 use occupant::cpu::{ExecModel, Executor, GlobalBuffer, Launch};
 use occupant::model::Watchdog;
@@ -37,10 +37,10 @@ fn launch(model: ExecModel) -> Launch {
 /// Discovery then `ROUNDS` barrier episodes over the participants; each episode every
 /// work-item writes its slot and, after the barrier, reads the slot of the same work-item in
 /// the next participating group. Returns the number of stale reads.
-fn discovery_and_barrier(model: ExecModel, kind: BarrierKind, mutex: MutexKind) -> usize {
+fn discovery_and_barrier(model: ExecModel, kind: BarrierKind, disc: DiscoveryKind) -> usize {
     const ROUNDS: u32 = 6;
     let exec = Executor::new(model);
-    let disc = Discovery::new(GROUPS, mutex, 0);
+    let disc = Discovery::with_kind(GROUPS, disc);
     let bar = Barrier::new(kind, GROUPS);
     let data = GlobalBuffer::<u32>::new(GROUPS * LOCAL);
     let stale = GlobalBuffer::<u32>::new(1);
@@ -68,7 +68,7 @@ fn discovery_and_barrier(model: ExecModel, kind: BarrierKind, mutex: MutexKind) 
             }
         },
     )
-    .unwrap_or_else(|e| panic!("{model} {kind} {mutex}: {e}"));
+    .unwrap_or_else(|e| panic!("{model} {kind} {}: {e}", disc.kind()));
 
     // Discovery: at least one, at most the model's concurrency, ids exactly 0..count.
     let count = disc.count();
@@ -112,12 +112,85 @@ fn discovery_and_barriers_under_every_model() {
             } else {
                 MutexKind::Spin
             };
-            assert_eq!(
-                discovery_and_barrier(model, kind, mutex),
-                0,
-                "{model} {kind}"
-            );
+            for disc in [
+                DiscoveryKind::Quiescent,
+                DiscoveryKind::Locked { mutex, delay: 0 },
+                DiscoveryKind::Locked { mutex, delay: 10 },
+            ] {
+                assert_eq!(
+                    discovery_and_barrier(model, kind, disc),
+                    0,
+                    "{model} {kind} {disc}"
+                );
+            }
         }
+    }
+}
+
+/// The default discovery (quiescent, with the executor's occupancy hint) finds exactly the
+/// groups the model keeps occupant at once: every compute unit, one under `Serialized`. A long
+/// quiet period makes this independent of how the OS schedules the compute units' threads:
+/// the poll closes when the hint is reached, not when arrivals pause.
+#[test]
+fn default_discovery_finds_every_compute_unit_under_every_model() {
+    for model in models() {
+        for groups in [1, 3, GROUPS, 40] {
+            let disc = Discovery::with_default_kind(groups).with_quiet(Duration::from_secs(2));
+            let l = Launch::new(NDRange::groups(groups, 2).unwrap())
+                .model(model)
+                .watchdog(Watchdog::default().with_timeout(Duration::from_secs(5)));
+            let seen = GlobalBuffer::<u64>::new(1);
+            Executor::new(model)
+                .launch_with(
+                    &l,
+                    || (),
+                    |item, _| {
+                        if let Some(p) = disc.discover_group(item) {
+                            assert_eq!(p.p_num_groups(), item.occupancy_hint());
+                            if item.local_linear_id() == 0 {
+                                seen.fetch_add(0, 1, Relaxed);
+                            }
+                        }
+                    },
+                )
+                .unwrap_or_else(|e| panic!("{model}, {groups} groups: {e}"));
+            let expect = model.concurrency(groups);
+            assert_eq!(disc.count(), expect, "{model}, {groups} groups");
+            assert_eq!(seen.get(0) as usize, expect, "{model}, {groups} groups");
+        }
+    }
+}
+
+/// Without a reachable hint the quiescent protocol closes after the quiet period, still with
+/// at least one and at most the occupant groups (a hint larger than the truth costs time,
+/// never safety).
+#[test]
+fn quiescent_discovery_with_an_unreachable_hint_closes_when_quiet() {
+    for model in [
+        ExecModel::Serialized,
+        ExecModel::OccupancyBound { compute_units: 2 },
+        ExecModel::Adversarial { seed: 7 },
+    ] {
+        let groups = 8;
+        let disc = Discovery::with_default_kind(groups)
+            .with_occupancy_hint(1000)
+            .with_quiet(Duration::from_millis(2));
+        let l = Launch::new(NDRange::groups(groups, 2).unwrap())
+            .model(model)
+            .watchdog(Watchdog::default().with_timeout(Duration::from_secs(5)));
+        Executor::new(model)
+            .launch_with(
+                &l,
+                || (),
+                |item, _| {
+                    let _ = disc.discover_group(item);
+                },
+            )
+            .unwrap_or_else(|e| panic!("{model}: {e}"));
+        assert!(
+            (1..=model.concurrency(groups)).contains(&disc.count()),
+            "{model}"
+        );
     }
 }
 
@@ -262,7 +335,7 @@ fn discovery_makes_the_baseline_safe() {
     for cu in [1, 2, 4] {
         let groups = 3 * cu;
         let model = ExecModel::OccupancyBound { compute_units: cu };
-        let disc = Discovery::new(groups, MutexKind::default(), 0);
+        let disc = Discovery::with_default_kind(groups);
         let bar = Barrier::new(BarrierKind::Xf, groups);
         let l = Launch::new(NDRange::groups(groups, 2).unwrap())
             .model(model)

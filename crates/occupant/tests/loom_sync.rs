@@ -351,8 +351,27 @@ fn atomic_barrier_publishes_writes_2() {
 // exactly 0..count-1; the host-visible id table agrees.
 
 fn check_discovery(groups: usize, kind: MutexKind, delay: u32, bound: usize) {
+    check_discovery_of(groups, bound, move || Discovery::new(groups, kind, delay));
+}
+
+/// The quiescent protocol with a quiet period of zero: the closer closes as soon as one poll
+/// sees no new arrival, so loom explores closing after every possible set of arrivals;
+/// `hint` (0 = none) lets it close as soon as that many groups arrived.
+fn check_quiescent_discovery(groups: usize, hint: usize, bound: usize) {
+    check_discovery_of(groups, bound, move || {
+        Discovery::with_default_kind(groups)
+            .with_occupancy_hint(hint)
+            .with_quiet(std::time::Duration::ZERO)
+    });
+}
+
+fn check_discovery_of(
+    groups: usize,
+    bound: usize,
+    make: impl Fn() -> Discovery + Sync + Send + 'static,
+) {
     builder(bound).check(move || {
-        let d = Arc::new(Discovery::new(groups, kind, delay));
+        let d = Arc::new(make());
         let handles: Vec<_> = (0..groups)
             .map(|g| {
                 let d = d.clone();
@@ -413,4 +432,29 @@ fn discovery_with_spin_lock_2() {
 #[test]
 fn discovery_with_spin_lock_3() {
     check_discovery(2, MutexKind::Spin, 1, 2);
+}
+
+#[test]
+fn quiescent_discovery_without_hint_1() {
+    check_quiescent_discovery(2, 0, 3);
+}
+#[test]
+fn quiescent_discovery_without_hint_2() {
+    check_quiescent_discovery(3, 0, 2);
+}
+#[test]
+fn quiescent_discovery_with_exact_hint_1() {
+    check_quiescent_discovery(2, 2, 3);
+}
+#[test]
+fn quiescent_discovery_with_exact_hint_2() {
+    check_quiescent_discovery(3, 3, 2);
+}
+#[test]
+fn quiescent_discovery_with_small_hint() {
+    check_quiescent_discovery(3, 2, 2);
+}
+#[test]
+fn quiescent_discovery_with_large_hint() {
+    check_quiescent_discovery(2, 5, 3);
 }

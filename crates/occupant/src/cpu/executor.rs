@@ -207,6 +207,7 @@ impl Executor {
             init: &init,
             kernel: &kernel,
             coroutine_groups: &coroutine_groups,
+            units,
         };
         let gate = StartGate::default();
         std::thread::scope(|s| {
@@ -292,6 +293,8 @@ struct LaunchRun<'a, I, F> {
     init: &'a I,
     kernel: &'a F,
     coroutine_groups: &'a AtomicUsize,
+    /// Compute units of the launch: the most groups occupant at once.
+    units: usize,
 }
 
 impl<L, I, F> LaunchRun<'_, I, F>
@@ -311,6 +314,7 @@ where
             global_size: self.range.global_size(),
             group_count: self.range.group_count(),
             local_count: self.range.local_count(),
+            occupancy_hint: self.units,
             waiter: CpuWaiter::new(self.state, g, self.seed),
             state: self.state,
             adversarial: self.seed.is_some(),

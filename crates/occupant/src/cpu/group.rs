@@ -46,6 +46,8 @@ pub(crate) struct GroupInfo<'a> {
     pub(crate) global_size: Dim3,
     pub(crate) group_count: usize,
     pub(crate) local_count: usize,
+    /// The most groups of this launch that can be occupant at once (its compute units).
+    pub(crate) occupancy_hint: usize,
     pub(crate) waiter: CpuWaiter<'a>,
     pub(crate) state: &'a LaunchState,
     pub(crate) adversarial: bool,

@@ -92,6 +92,15 @@ impl<'a> WorkItem<'a> {
         self.info.group_count
     }
 
+    /// The occupancy hint: the most groups of this launch that can be occupant at once — the
+    /// compute units the executor runs it on (`OccupancyBound { compute_units: n }`: `min(n,
+    /// groups)`; `Serialized`: 1; `Fair`: every group; `Adversarial`: the host's cores). The
+    /// CPU twin of the occupancy API's bound that the CUDA backend passes to discovery.
+    #[inline]
+    pub fn occupancy_hint(&self) -> usize {
+        self.info.occupancy_hint
+    }
+
     /// Global size in dimension `d`.
     #[inline]
     pub fn global_size(&self, d: usize) -> usize {

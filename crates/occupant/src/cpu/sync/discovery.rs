@@ -1,9 +1,13 @@
-//! Occupancy discovery (seed 001 §3, Fig. 3), with the mutex selectable and the delay
-//! heuristic of seed 001 §5.4.
+//! Occupancy discovery (seed 001 §3): the front type [`Discovery`], running the protocol
+//! chosen by a [`DiscoveryKind`] and recording each group's participating id.
 
-use super::atomic::{AtomicBool, AtomicUsize, Ordering};
-use super::mutex::{Mutex, MutexKind, RawMutex};
+use super::atomic::{AtomicUsize, Ordering};
+use super::discovery_kind::DiscoveryKind;
+use super::locked_discovery::LockedDiscovery;
+use super::mutex::{Mutex, MutexKind};
+use super::quiescent_discovery::QuiescentDiscovery;
 use crate::cpu::Wait;
+use std::time::Duration;
 
 /// The result of discovery for one participating group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,57 +21,125 @@ pub struct Discovered {
 /// Marks a group in [`Discovery::ids`] that did not take part.
 pub const NON_PARTICIPATING: usize = usize::MAX;
 
-/// The occupancy discovery protocol of seed 001 Fig. 3, run by one representative per group.
+#[derive(Debug)]
+enum Protocol {
+    Quiescent(QuiescentDiscovery),
+    Locked(LockedDiscovery),
+}
+
+/// Occupancy discovery for one launch: finds a set of provably co-occupant groups and gives
+/// them contiguous participating ids (seed 001 §3). The protocol is a run-time parameter
+/// ([`DiscoveryKind`]); the default, [`Discovery::with_default_kind`], is the quiescent
+/// protocol with the executor's occupancy hint, which finds every compute unit.
 ///
-/// Polling phase (under the mutex): if the poll is open, record `M[group] = count`, increment
-/// `count`; otherwise leave as non-participating. Closing phase (under the mutex): close the
-/// poll if still open. A group participates iff it started the protocol before any group
-/// finished it, so participants are co-occupant and, under the occupancy-bound execution
-/// model, fairly scheduled.
-///
-/// `delay` is the heuristic of seed 001 §5.4: that many lock/unlock rounds on the mutex
-/// between the phases, giving other occupant groups time to poll (with a ticket lock they
-/// queue ahead of the closer).
-///
-/// Every variable is guarded by the mutex, so its accesses are `Relaxed`; `count` is read in
-/// the closing phase, when the poll is closed and `count` can no longer change, so every
-/// participant returns the same count.
+/// A group participates iff it arrived before the poll closed; no participant leaves before
+/// the poll closes, so participants are co-occupant and, under the occupancy-bound execution
+/// model, fairly scheduled: spin barriers and locks among them cannot deadlock.
 ///
 /// ```
-/// use occupant::cpu::sync::{Discovery, MutexKind, SpinWait};
+/// use occupant::cpu::sync::{Discovery, DiscoveryKind, MutexKind, SpinWait};
+/// // Seed 001's protocol, ticket lock, no delay.
 /// let d = Discovery::new(4, MutexKind::Ticket, 0);
 /// let w = SpinWait::default();
 /// let first = d.discover(2, &w).unwrap();
 /// assert_eq!((first.p_group_id, first.p_num_groups), (0, 1));
 /// assert!(d.discover(0, &w).is_none()); // the poll is closed
+/// // The default protocol, told that 1 group can be occupant.
+/// let d = Discovery::with_default_kind(4).with_occupancy_hint(1);
+/// assert_eq!(d.kind(), DiscoveryKind::Quiescent);
+/// assert_eq!(d.discover(3, &w).map(|p| p.p_num_groups), Some(1));
+/// assert_eq!(d.ids()[3], 0);
 /// ```
 #[derive(Debug)]
 pub struct Discovery {
-    mutex: Mutex,
-    poll_open: AtomicBool,
-    count: AtomicUsize,
+    kind: DiscoveryKind,
+    protocol: Protocol,
     ids: Vec<AtomicUsize>,
-    delay: u32,
+    hint: Option<usize>,
 }
 
 impl Discovery {
-    /// A fresh protocol instance for a launch of `groups` groups (poll open, count 0), using a
-    /// mutex of `mutex` kind and `delay` lock/unlock rounds between the phases.
+    /// The quiet period of the quiescent protocol by default: the closer closes the poll when
+    /// no group has arrived for this long and the occupancy hint was not reached (a kernel in
+    /// which some groups skip discovery). An OS thread can wait milliseconds for a core on a
+    /// loaded host; with the executor's hint the poll closes as soon as every compute unit
+    /// has a participant, so this period is only spent when the hint cannot be reached.
+    pub const DEFAULT_QUIET: Duration = Duration::from_millis(5);
+
+    /// Seed 001's protocol for a launch of `groups` groups, using a mutex of `mutex` kind and
+    /// `delay` lock/unlock rounds between the phases.
     pub fn new(groups: usize, mutex: MutexKind, delay: u32) -> Self {
-        Self::with_mutex(groups, Mutex::new(mutex), delay)
+        Self::with_kind(groups, DiscoveryKind::Locked { mutex, delay })
     }
 
     /// As [`Discovery::new`], with a mutex built by the caller (e.g. with its own backoff).
     pub fn with_mutex(groups: usize, mutex: Mutex, delay: u32) -> Self {
+        let kind = DiscoveryKind::Locked {
+            mutex: mutex.kind(),
+            delay,
+        };
+        Self::from_protocol(
+            groups,
+            kind,
+            Protocol::Locked(LockedDiscovery::new(mutex, delay)),
+        )
+    }
+
+    /// Discovery of `kind` for a launch of `groups` groups.
+    pub fn with_kind(groups: usize, kind: DiscoveryKind) -> Self {
+        let protocol = match kind {
+            DiscoveryKind::Quiescent => {
+                Protocol::Quiescent(QuiescentDiscovery::new(Self::DEFAULT_QUIET))
+            }
+            DiscoveryKind::Locked { mutex, delay } => {
+                Protocol::Locked(LockedDiscovery::new(Mutex::new(mutex), delay))
+            }
+        };
+        Self::from_protocol(groups, kind, protocol)
+    }
+
+    /// Discovery of the default kind ([`DiscoveryKind::default`], quiescent) for a launch of
+    /// `groups` groups.
+    pub fn with_default_kind(groups: usize) -> Self {
+        Self::with_kind(groups, DiscoveryKind::default())
+    }
+
+    fn from_protocol(groups: usize, kind: DiscoveryKind, protocol: Protocol) -> Self {
         Self {
-            mutex,
-            poll_open: AtomicBool::new(true),
-            count: AtomicUsize::new(0),
+            kind,
+            protocol,
             ids: (0..groups)
                 .map(|_| AtomicUsize::new(NON_PARTICIPATING))
                 .collect(),
-            delay,
+            hint: None,
         }
+    }
+
+    /// Uses `hint` as the most groups that can be occupant at once (0 = unknown) instead of
+    /// the executor's ([`WorkItem::occupancy_hint`](crate::cpu::WorkItem::occupancy_hint)).
+    /// Only the quiescent protocol uses a hint; a wrong one costs recall, never safety.
+    pub fn with_occupancy_hint(mut self, hint: usize) -> Self {
+        self.hint = Some(hint);
+        self
+    }
+
+    /// Sets the quiescent protocol's quiet period (see [`Discovery::DEFAULT_QUIET`]); no
+    /// effect on the locked protocol.
+    pub fn with_quiet(mut self, quiet: Duration) -> Self {
+        if let Protocol::Quiescent(q) = &mut self.protocol {
+            *q = QuiescentDiscovery::new(quiet);
+        }
+        self
+    }
+
+    /// The protocol in use.
+    pub fn kind(&self) -> DiscoveryKind {
+        self.kind
+    }
+
+    /// The explicit occupancy hint, if one was set with [`Discovery::with_occupancy_hint`].
+    pub fn occupancy_hint(&self) -> Option<usize> {
+        self.hint
     }
 
     /// The number of groups this instance was made for.
@@ -75,45 +147,28 @@ impl Discovery {
         self.ids.len()
     }
 
-    /// The mutex kind in use.
-    pub fn mutex_kind(&self) -> MutexKind {
-        self.mutex.kind()
-    }
-
-    /// The delay (lock/unlock rounds between polling and closing).
-    pub fn delay(&self) -> u32 {
-        self.delay
-    }
-
-    /// Runs the protocol for native group `group` (< [`groups`](Self::groups)): `Some` if it
-    /// participates, `None` if it must exit at once.
+    /// Runs the protocol for native group `group` (< [`groups`](Self::groups)) with the
+    /// explicit occupancy hint (none: 0, unknown): `Some` if it participates, `None` if it must
+    /// exit at once. Kernels call [`Discovery::discover_group`] instead.
     pub fn discover<W: Wait>(&self, group: usize, waiter: &W) -> Option<Discovered> {
-        // Polling phase.
-        self.mutex.lock(waiter);
-        if !self.poll_open.load(Ordering::Relaxed) {
-            self.mutex.unlock();
-            return None;
-        }
-        let p_group_id = self.count.load(Ordering::Relaxed);
-        self.ids[group].store(p_group_id, Ordering::Relaxed);
-        self.count.store(p_group_id + 1, Ordering::Relaxed);
-        self.mutex.unlock();
+        self.discover_with_hint(group, self.hint.unwrap_or(0), waiter)
+    }
 
-        // Delay heuristic (seed 001 §5.4).
-        for _ in 0..self.delay {
-            self.mutex.lock(waiter);
-            self.mutex.unlock();
-        }
-
-        // Closing phase.
-        self.mutex.lock(waiter);
-        self.poll_open.store(false, Ordering::Relaxed);
-        let p_num_groups = self.count.load(Ordering::Relaxed);
-        self.mutex.unlock();
-        Some(Discovered {
-            p_group_id,
-            p_num_groups,
-        })
+    /// As [`Discovery::discover`], with occupancy hint `hint` (0 = unknown; the explicit hint,
+    /// if set, wins).
+    pub fn discover_with_hint<W: Wait>(
+        &self,
+        group: usize,
+        hint: usize,
+        waiter: &W,
+    ) -> Option<Discovered> {
+        let hint = self.hint.unwrap_or(hint);
+        let d = match &self.protocol {
+            Protocol::Quiescent(q) => q.discover(hint, waiter),
+            Protocol::Locked(l) => l.discover(waiter),
+        }?;
+        self.ids[group].store(d.p_group_id, Ordering::Relaxed);
+        Some(d)
     }
 
     /// After the launch: each native group's participating id, or [`NON_PARTICIPATING`].
@@ -124,6 +179,9 @@ impl Discovery {
 
     /// After the launch: the number of participating groups.
     pub fn count(&self) -> usize {
-        self.count.load(Ordering::Acquire)
+        match &self.protocol {
+            Protocol::Quiescent(q) => q.count(),
+            Protocol::Locked(l) => l.count(),
+        }
     }
 }

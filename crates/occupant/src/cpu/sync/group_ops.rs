@@ -20,14 +20,16 @@ fn is_representative(item: &WorkItem<'_>) -> bool {
 impl Discovery {
     /// Runs discovery for `item`'s group: the representative runs the protocol, the result is
     /// broadcast to the group. `None`: the group does not participate and must return from the
-    /// kernel at once. Every work-item of the group must call it.
+    /// kernel at once. Every work-item of the group must call it. The quiescent protocol uses
+    /// the executor's occupancy hint ([`WorkItem::occupancy_hint`]) unless the discovery has
+    /// its own ([`Discovery::with_occupancy_hint`]).
     ///
     /// ```
-    /// use occupant::cpu::sync::{Discovery, MutexKind};
+    /// use occupant::cpu::sync::Discovery;
     /// use occupant::cpu::{ExecModel, Executor, GlobalBuffer};
     /// use occupant::NDRange;
     /// let range = NDRange::groups(8, 4).unwrap();
-    /// let d = Discovery::new(range.group_count(), MutexKind::Ticket, 0);
+    /// let d = Discovery::with_default_kind(range.group_count());
     /// let seen = GlobalBuffer::<u32>::new(8 * 4);
     /// Executor::new(ExecModel::OccupancyBound { compute_units: 2 })
     ///     .launch(range, |item| {
@@ -36,12 +38,16 @@ impl Discovery {
     ///     })
     ///     .unwrap();
     /// let n = d.count();
-    /// assert!((1..=2).contains(&n));
+    /// assert_eq!(n, 2); // both compute units
     /// assert_eq!(seen.to_vec().iter().sum::<u32>() as usize, n * 4);
     /// ```
     pub fn discover_group(&self, item: &WorkItem<'_>) -> Option<Participation> {
         let (id, count) = if is_representative(item) {
-            match self.discover(item.group_linear_id(), item.waiter()) {
+            match self.discover_with_hint(
+                item.group_linear_id(),
+                item.occupancy_hint(),
+                item.waiter(),
+            ) {
                 Some(d) => (d.p_group_id as u64, d.p_num_groups as u64),
                 None => (NONE, NONE),
             }

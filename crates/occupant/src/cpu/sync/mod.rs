@@ -17,13 +17,13 @@
 //! [`Semaphore::wait_group`]/[`Semaphore::post_group`].
 //!
 //! ```
-//! use occupant::cpu::sync::{Barrier, Discovery, MutexKind};
+//! use occupant::cpu::sync::{Barrier, Discovery};
 //! use occupant::cpu::{ExecModel, Executor, GlobalBuffer};
 //! use occupant::NDRange;
 //!
 //! let groups = 8;
 //! let exec = Executor::new(ExecModel::OccupancyBound { compute_units: 2 });
-//! let discovery = Discovery::new(groups, MutexKind::Ticket, 0);
+//! let discovery = Discovery::with_default_kind(groups);
 //! let barrier = Barrier::with_default_kind(groups);
 //! let phase1 = GlobalBuffer::<u32>::new(groups);
 //! exec.launch(NDRange::groups(groups, 16).unwrap(), |item| {
@@ -37,12 +37,12 @@
 //!     }
 //! })
 //! .unwrap();
-//! assert!((1..=2).contains(&discovery.count())); // never more than the 2 compute units
+//! assert_eq!(discovery.count(), 2); // every compute unit, and never more
 //! ```
 //!
 //! | kind | implementations | default |
 //! | --- | --- | --- |
-//! | discovery | [`Discovery`] over any [`MutexKind`], optional delay | ticket lock, no delay |
+//! | discovery | quiescent ([`QuiescentDiscovery`]), seed 001's over any [`MutexKind`] with a delay ([`LockedDiscovery`]) | quiescent, with the executor's occupancy hint |
 //! | barrier | [`XfBarrier`], [`AtomicBarrier`] | XF |
 //! | mutex | spin, spin+backoff ([`SpinMutex`]), ticket, ticket+backoff ([`TicketMutex`]) | ticket |
 //! | semaphore | spin, spin+backoff ([`SpinSemaphore`]), sleeping ([`SleepingSemaphore`]) | sleeping |
@@ -52,9 +52,12 @@ mod atomic_barrier;
 mod backoff;
 mod barrier;
 mod discovery;
+mod discovery_kind;
 mod environment;
 mod group_ops;
+mod locked_discovery;
 mod mutex;
+mod quiescent_discovery;
 mod semaphore;
 mod sleeping_semaphore;
 mod spin_mutex;
@@ -67,8 +70,11 @@ pub use atomic_barrier::AtomicBarrier;
 pub use backoff::BackoffConfig;
 pub use barrier::{Barrier, BarrierKind};
 pub use discovery::{Discovered, Discovery, NON_PARTICIPATING};
+pub use discovery_kind::DiscoveryKind;
 pub use environment::Participation;
+pub use locked_discovery::LockedDiscovery;
 pub use mutex::{Mutex, MutexKind, RawMutex};
+pub use quiescent_discovery::QuiescentDiscovery;
 pub use semaphore::{RawSemaphore, Semaphore, SemaphoreKind};
 pub use sleeping_semaphore::SleepingSemaphore;
 pub use spin_mutex::SpinMutex;
