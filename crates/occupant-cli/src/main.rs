@@ -2,6 +2,7 @@
 
 mod backend_arg;
 mod bench_primitives;
+mod cli_values;
 mod cpu_bench_primitives;
 mod cpu_discover;
 mod cuda_bench_common;
@@ -11,6 +12,8 @@ mod cuda_bench_primitives;
 mod cuda_info;
 mod cuda_launch_bench;
 mod info;
+mod linear_plot;
+mod output_path;
 mod plot;
 mod stats;
 mod tour;

@@ -1,0 +1,60 @@
+//! A small SVG line chart with linear axes (plotters, SVG backend).
+
+use plotters::prelude::*;
+use std::path::Path;
+
+/// Draws named series of (x, y) points into an SVG file, with linear axes and y from 0 to
+/// `y_max`.
+pub fn line_chart_svg(
+    path: &Path,
+    title: &str,
+    (x_label, y_label): (&str, &str),
+    y_max: f64,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> Result<(), String> {
+    let (mut x0, mut x1) = (f64::MAX, f64::MIN);
+    for &(x, _) in series.iter().flat_map(|(_, p)| p.iter()) {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+    }
+    if x0 > x1 {
+        return Err("nothing to plot".into());
+    }
+    let root = SVGBackend::new(path, (720, 480)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x0..x1.max(x0 + 1.0), 0.0..y_max)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    for (i, (name, points)) in series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| e.to_string())?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(|e| e.to_string())?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
+}
