@@ -4,6 +4,7 @@ use super::exec_model::ExecModel;
 use super::group::{Group, GroupInfo, StackSource};
 use super::launch::Launch;
 use super::memory::LocalMemory;
+use super::quiet_panics::{self, RunningKernel};
 use super::rng::permutation;
 use super::stack_pool::StackPool;
 use super::start_gate::StartGate;
@@ -35,6 +36,11 @@ pub struct ExecutorConfig {
     pub local_mem_limit: usize,
     /// Most groups a `Fair` launch may have (it spawns one thread per group).
     pub max_fair_groups: usize,
+    /// Most compute units (OS threads) one launch may start, under any model. Every thread
+    /// needs a stack and a signal stack from the OS; far past this (e.g. 100 000 threads, or
+    /// the process's memory-map limit) the OS refuses and the Rust runtime aborts the process,
+    /// so a launch that would exceed it fails with [`Error::InvalidLaunch`] instead.
+    pub max_compute_units: usize,
 }
 
 impl Default for ExecutorConfig {
@@ -47,6 +53,7 @@ impl Default for ExecutorConfig {
             max_local_size: 4096,
             local_mem_limit: 64 * 1024,
             max_fair_groups: 4096,
+            max_compute_units: 4096,
         }
     }
 }
@@ -71,6 +78,11 @@ pub struct LaunchReport {
 }
 
 /// Runs kernels on the CPU in the OpenCL/CUDA execution model.
+///
+/// A panic in a kernel fails the launch with [`Error::KernelPanic`] (group, work-item,
+/// message) and is not printed: the executor's panic hook keeps its compute units' panics off
+/// stderr and passes every other panic to the previous hook; set
+/// [`OCCUPANT_SHOW_KERNEL_PANICS=1`](crate::cpu::SHOW_KERNEL_PANICS_ENV) to print them too.
 ///
 /// ```
 /// use occupant::cpu::{Executor, ExecModel, GlobalBuffer, LocalArray, Launch};
@@ -111,6 +123,20 @@ impl Default for Executor {
 
 impl Executor {
     /// An executor whose launches run under `model` by default.
+    ///
+    /// Never fails: a model that cannot run (zero compute units, more compute units than
+    /// [`ExecutorConfig::max_compute_units`]) makes each launch return
+    /// [`Error::InvalidLaunch`] before it starts anything.
+    ///
+    /// ```
+    /// use occupant::cpu::{ExecModel, Executor};
+    /// use occupant::{Error, NDRange};
+    /// let exec = Executor::new(ExecModel::OccupancyBound { compute_units: 100_000 });
+    /// let e = exec.launch(NDRange::groups(200_000, 1).unwrap(), |_| {}).unwrap_err();
+    /// assert!(matches!(e, Error::InvalidLaunch(ref m) if m.contains("max_compute_units")), "{e}");
+    /// // A launch with fewer groups needs fewer threads and runs.
+    /// exec.launch(NDRange::groups(8, 1).unwrap(), |_| {}).unwrap();
+    /// ```
     pub fn new(model: ExecModel) -> Self {
         Self::with_config(ExecutorConfig {
             model,
@@ -147,7 +173,8 @@ impl Executor {
 
     /// Launches `kernel`; each group gets local memory made by `init`.
     ///
-    /// Fails before running anything on an invalid shape or too much local memory; fails after
+    /// Fails before running anything on an invalid shape, too much local memory or more
+    /// compute units than [`ExecutorConfig::max_compute_units`]; fails after
     /// running with [`Error::Deadlock`], [`Error::BarrierDivergence`] or
     /// [`Error::KernelPanic`]. The executor stays usable after any failure.
     pub fn launch_with<L, I, F>(&self, launch: &Launch, init: I, kernel: F) -> Result<LaunchReport>
@@ -172,12 +199,22 @@ impl Executor {
                 self.config.max_fair_groups
             )));
         }
-        let bytes = catch_unwind(AssertUnwindSafe(|| init().local_bytes())).map_err(|p| {
-            Error::KernelPanic {
-                group: 0,
-                local: 0,
-                message: format!("local memory init panicked: {}", panic_message(&*p)),
-            }
+        let units = model.concurrency(groups);
+        if units > self.config.max_compute_units {
+            return Err(Error::InvalidLaunch(format!(
+                "{model} with {groups} groups would start {units} compute units (OS threads), above the executor's limit of {} (ExecutorConfig::max_compute_units); use fewer compute units",
+                self.config.max_compute_units
+            )));
+        }
+        quiet_panics::install_hook();
+        let bytes = catch_unwind(AssertUnwindSafe(|| {
+            let _kernel = RunningKernel::enter();
+            init().local_bytes()
+        }))
+        .map_err(|p| Error::KernelPanic {
+            group: 0,
+            local: 0,
+            message: format!("local memory init panicked: {}", panic_message(&*p)),
         })?;
         if bytes > self.config.local_mem_limit {
             return Err(Error::LocalMemoryTooLarge {
@@ -195,7 +232,6 @@ impl Executor {
         let next = AtomicUsize::new(0);
         let started = AtomicUsize::new(0);
         let coroutine_groups = AtomicUsize::new(0);
-        let units = model.concurrency(groups);
         let allocated_before = self.stacks_allocated();
         let t0 = Instant::now();
 
@@ -219,6 +255,7 @@ impl Executor {
                     .name(format!("occupant-cu{unit}"))
                     .stack_size(self.config.thread_stack_size)
                     .spawn_scoped(s, move || {
+                        let _kernel = RunningKernel::enter();
                         let mut pool = self.take_pool();
                         gate.arrive_and_wait();
                         loop {

@@ -299,7 +299,7 @@ impl Module {
                 gpu.info.max_threads_per_block
             )));
         }
-        k.allow_shared(cfg.shared_bytes)?;
+        k.prepare_block(&gpu.info, block_threads as u32, cfg.shared_bytes)?;
         let mut report = LaunchReport {
             kernel: kernel.to_string(),
             mode: cfg.mode,

@@ -27,6 +27,7 @@ mod compile;
 mod gpu;
 mod headers;
 mod info;
+mod kernel_limits;
 mod launch;
 mod module;
 pub mod probe;

@@ -3,6 +3,8 @@
 use super::cache::CacheHit;
 use super::compile::Compiled;
 use super::gpu::{driver_err, Shared};
+use super::info::DeviceInfo;
+use super::kernel_limits::{check_block, DeviceLimits, KernelLimits, SHARED_WITHOUT_OPT_IN};
 use crate::model::{Error, Result};
 use cudarc::driver::sys::{self, CUfunction_attribute_enum as FA, CUresult};
 use cudarc::driver::{CudaFunction, CudaModule, DevicePtr};
@@ -73,8 +75,11 @@ pub(crate) struct Kernel {
     pub(crate) name: String,
     pub(crate) func: CudaFunction,
     pub(crate) params: Vec<usize>,
-    /// Dynamic shared memory the kernel was last allowed (above the 48 KiB default).
+    /// Dynamic shared memory the kernel may use now: 48 KiB less its static shared memory,
+    /// until raised by an opt-in.
     pub(crate) smem_limit: Mutex<u32>,
+    /// Its resource use, for the checks before a launch.
+    pub(crate) limits: KernelLimits,
 }
 
 /// Resource use of one kernel, as the driver reports it.
@@ -244,11 +249,22 @@ impl Module {
             _ => driver_err("cuModuleGetFunction", e),
         })?;
         let params = param_sizes(&func);
+        let a = |attr| {
+            func.get_attribute(attr)
+                .map(|v| v.max(0) as u32)
+                .map_err(|e| driver_err("cuFuncGetAttribute", e))
+        };
+        let limits = KernelLimits {
+            registers: a(FA::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            static_shared: a(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            max_threads: a(FA::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        };
         let k = Arc::new(Kernel {
             name: name.to_string(),
             func,
             params,
-            smem_limit: Mutex::new(48 << 10),
+            smem_limit: Mutex::new(SHARED_WITHOUT_OPT_IN.saturating_sub(limits.static_shared)),
+            limits,
         });
         kernels.insert(name.to_string(), k.clone());
         Ok(k)
@@ -256,7 +272,24 @@ impl Module {
 }
 
 impl Kernel {
-    /// Raises the kernel's dynamic shared-memory limit when `bytes` exceeds it.
+    /// Checks that blocks of `block_threads` threads with `dynamic_shared` bytes of dynamic
+    /// shared memory can launch on `device` ([`Error::InvalidLaunch`] naming the resource and
+    /// the numbers if not), and opts in to the shared memory they need.
+    pub(crate) fn prepare_block(
+        &self,
+        device: &DeviceInfo,
+        block_threads: u32,
+        dynamic_shared: u32,
+    ) -> Result<()> {
+        let d = DeviceLimits::from(device);
+        match check_block(&self.name, &self.limits, &d, block_threads, dynamic_shared)? {
+            Some(bytes) => self.allow_shared(bytes),
+            None => Ok(()),
+        }
+    }
+
+    /// Raises the kernel's dynamic shared-memory limit when `bytes` exceeds it (its static
+    /// shared memory counts toward the 48 KiB a block may use without opting in).
     pub(crate) fn allow_shared(&self, bytes: u32) -> Result<()> {
         let mut limit = self.smem_limit.lock().unwrap_or_else(|p| p.into_inner());
         if bytes > *limit {
