@@ -2,12 +2,14 @@
 //! and semaphore implementation against the number of groups (seed 004 §6 on the CPU backend).
 //!
 //! Each launch runs under the fair model (every group has its own thread, so a barrier over all
-//! launched groups is safe; discovery on this executor finds about one group, see
+//! launched groups is safe, as after discovery, which finds every compute unit: see
 //! `occupant discover`), aligns the groups with a barrier and times the primitive loop inside
 //! the kernel: from the first group's start to the last one's end. One operation is one barrier episode (all groups pass), one lock+unlock by one group,
 //! or one wait+post by one group.
 
 use crate::backend_arg::Backend;
+use crate::cli_values::at_least_one;
+use crate::output_path::check_files;
 use crate::plot::{panels_svg, Panel};
 use crate::stats::Summary;
 use clap::Args;
@@ -30,19 +32,19 @@ pub struct PrimitivesArgs {
     #[arg(long, value_enum, default_value = "cpu")]
     pub backend: Backend,
     /// Group counts, comma-separated.
-    #[arg(long, value_delimiter = ',', default_values_t = vec![1usize, 2, 4, 8])]
+    #[arg(long, value_delimiter = ',', value_parser = at_least_one::<usize>, default_values_t = vec![1usize, 2, 4, 8])]
     pub groups: Vec<usize>,
     /// Work-items per group.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, value_parser = at_least_one::<usize>, default_value_t = 4)]
     pub local_size: usize,
     /// Operations per group (barrier: episodes) per run.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, value_parser = at_least_one::<u32>, default_value_t = 2000)]
     pub iters: u32,
     /// Runs per point.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, value_parser = at_least_one::<usize>, default_value_t = 5)]
     pub runs: usize,
     /// Semaphore initial values, comma-separated (seed 004 uses 1, 2, 10, 120).
-    #[arg(long, value_delimiter = ',', default_values_t = vec![1u32, 2, 10, 120])]
+    #[arg(long, value_delimiter = ',', value_parser = at_least_one::<u32>, default_values_t = vec![1u32, 2, 10, 120])]
     pub semaphore_values: Vec<u32>,
     /// Write the results as JSON to this file.
     #[arg(long)]
@@ -188,6 +190,7 @@ fn measure(prim: Prim, groups: usize, args: &PrimitivesArgs) -> Result<(u64, f64
 
 /// Runs the benchmark.
 pub fn run(args: &PrimitivesArgs) -> Result<(), String> {
+    check_files(&[&args.json, &args.svg])?;
     let mut prims: Vec<Prim> = BarrierKind::ALL
         .into_iter()
         .map(|implementation| Prim::Barrier { implementation })

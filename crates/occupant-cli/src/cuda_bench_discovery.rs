@@ -2,7 +2,9 @@
 //! occupancy API's bound and its protocol time, in four shapes (min/max shared memory × min/max
 //! block size), for each way of closing the poll. Writes `<out>/discovery.json` and an SVG.
 
+use crate::cli_values::at_least_one;
 use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series};
+use crate::output_path::check_out_dir;
 use occupant::cuda::sync::run::{median, run_discovery, DiscoveryRun};
 use occupant::cuda::sync::DiscoveryMethod;
 use occupant::model::Watchdog;
@@ -20,10 +22,10 @@ pub struct DiscoveryBenchArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Repetitions per configuration.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, value_parser = at_least_one::<usize>, default_value_t = 5)]
     reps: usize,
     /// Blocks launched, as a multiple of the hardware bound.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, value_parser = at_least_one::<usize>, default_value_t = 4)]
     oversubscribe: usize,
 }
 
@@ -69,6 +71,7 @@ impl Summary {
 
 /// Runs it.
 pub fn run(args: &DiscoveryBenchArgs) -> Result<(), String> {
+    check_out_dir(&args.out)?;
     let gpu = open_cuda(&args.backend)?;
     let info = gpu.info().clone();
     let w = Watchdog::default().with_timeout(Duration::from_secs(5));

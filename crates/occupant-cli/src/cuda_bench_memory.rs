@@ -3,6 +3,7 @@
 //! primitives), printed, written to `<out>/memory.json` and stored for the library.
 
 use crate::cuda_bench_common::{open_cuda, out_dir, write_json};
+use crate::output_path::check_out_dir;
 use occupant::cuda::sync::MachineAbstraction;
 use std::path::PathBuf;
 
@@ -19,6 +20,7 @@ pub struct MemoryBenchArgs {
 
 /// Runs it.
 pub fn run(args: &MemoryBenchArgs) -> Result<(), String> {
+    check_out_dir(&args.out)?;
     let gpu = open_cuda(&args.backend)?;
     let m = MachineAbstraction::measure(&gpu).map_err(|e| e.to_string())?;
     println!(

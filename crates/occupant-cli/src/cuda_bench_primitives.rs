@@ -2,7 +2,9 @@
 //! grid.sync() and the naive counter barrier, same run), mutex throughput from 1 block to full
 //! occupancy, and spinning vs sleeping semaphores. Writes `<out>/primitives.json` and SVG plots.
 
+use crate::cli_values::at_least_one;
 use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series};
+use crate::output_path::check_out_dir;
 use occupant::cuda::sync::run::{
     run_barrier, run_grid_sync, run_mutex, run_naive_barrier, run_semaphore, BarrierRun, MutexRun,
     SemaphoreRun,
@@ -23,10 +25,10 @@ pub struct PrimitivesBenchArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Barriers timed per configuration.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, value_parser = at_least_one::<u32>, default_value_t = 20_000)]
     rounds: u32,
     /// Lock/unlock (wait/post) pairs per mutex (semaphore) configuration, in total.
-    #[arg(long, default_value_t = 200_000)]
+    #[arg(long, value_parser = at_least_one::<u32>, default_value_t = 200_000)]
     ops: u32,
 }
 
@@ -55,6 +57,7 @@ fn wd() -> Watchdog {
 
 /// Runs it.
 pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
+    check_out_dir(&args.out)?;
     let gpu = open_cuda(&args.backend)?;
     let info = gpu.info().clone();
     let sms = info.sm_count as usize;

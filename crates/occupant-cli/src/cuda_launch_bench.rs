@@ -2,6 +2,8 @@
 //! disk-cached) and launch overhead of each launch mode (launch + sync round trip, and
 //! back-to-back launches per kernel), written as JSON.
 
+use crate::cli_values::at_least_one;
+use crate::output_path::check_files;
 use clap::Args;
 use occupant::cuda::{self, CompileOptions, Gpu, LaunchConfig, LaunchMode, Module, SELFTEST_CU};
 use serde::Serialize;
@@ -19,10 +21,10 @@ pub struct LaunchBenchArgs {
     #[arg(long)]
     json: Option<PathBuf>,
     /// Launches per measurement.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, value_parser = at_least_one::<usize>, default_value_t = 2000)]
     iters: usize,
     /// Threads per block of the empty kernel.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, value_parser = at_least_one::<usize>, default_value_t = 128)]
     block: usize,
 }
 
@@ -57,6 +59,7 @@ const EMPTY_CU: &str = "extern \"C\" __global__ void occ_empty() {}\n";
 
 /// Runs the benchmark; prints a summary and writes JSON if asked.
 pub fn run(args: &LaunchBenchArgs) -> Result<(), String> {
+    check_files(&[&args.json])?;
     if args.backend != "cuda" {
         return Err(format!(
             "bench launch measures the cuda backend, not `{}`",

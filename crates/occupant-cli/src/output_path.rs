@@ -46,6 +46,12 @@ pub fn check_files(paths: &[&Option<PathBuf>]) -> Result<(), String> {
         .try_for_each(|p| check_file(p))
 }
 
+/// [`check_dir`] for `--out`, or for `bench/results`, under which the default results folder
+/// is made.
+pub fn check_out_dir(out: &Option<PathBuf>) -> Result<(), String> {
+    check_dir(out.as_deref().unwrap_or(Path::new("bench/results")))
+}
+
 /// Creates the results folder `dir` if needed and checks that files can be written in it.
 pub fn check_dir(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
