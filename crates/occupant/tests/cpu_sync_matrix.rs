@@ -134,7 +134,7 @@ fn discovery_and_barriers_under_every_model() {
 #[test]
 fn default_discovery_finds_every_compute_unit_under_every_model() {
     for model in models() {
-        for groups in [1, 3, GROUPS, 40] {
+        for groups in [1, 3, GROUPS, 40, 64] {
             let disc = Discovery::with_default_kind(groups).with_quiet(Duration::from_secs(2));
             let l = Launch::new(NDRange::groups(groups, 2).unwrap())
                 .model(model)
