@@ -120,14 +120,14 @@ pub(crate) fn read_dimacs_with(
     let Some((pl, n, m)) = header else {
         return Err(GraphIoError::parse(
             name,
-            lines.line(),
+            lines.line().max(1),
             "no `p sp <vertices> <arcs>` line: empty, or not a DIMACS .gr file",
         ));
     };
     if (edges.len() as u64) < m {
         return Err(GraphIoError::parse(
             name,
-            lines.line(),
+            lines.line().max(1),
             format!(
                 "the file ends after {} arcs but the `p sp` line {pl} declares {m} (truncated?)",
                 edges.len()

@@ -58,7 +58,7 @@ pub(crate) fn read_matrix_market_with(
         let Some((ln, text)) = lines.next_line()? else {
             return Err(GraphIoError::parse(
                 name,
-                lines.line(),
+                lines.line().max(1),
                 "the file ends before the `<rows> <columns> <entries>` size line",
             ));
         };
@@ -144,7 +144,7 @@ pub(crate) fn read_matrix_market_with(
     if (edges.len() as u64) < nnz {
         return Err(GraphIoError::parse(
             name,
-            lines.line(),
+            lines.line().max(1),
             format!(
                 "the file ends after {} entries but the size line {size_line} declares {nnz} (truncated?)",
                 edges.len()

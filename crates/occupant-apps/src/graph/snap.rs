@@ -92,7 +92,7 @@ pub(crate) fn read_snap_with(
     if edges.is_empty() {
         return Err(GraphIoError::parse(
             name,
-            lines.line(),
+            lines.line().max(1),
             "no edge lines: an empty graph (expected `<from> <to>` lines)",
         ));
     }
