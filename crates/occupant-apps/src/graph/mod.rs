@@ -18,6 +18,7 @@ mod progress;
 pub mod rng;
 mod snap;
 mod spec;
+mod stats;
 mod text_lines;
 
 pub use build::BuildOptions;
@@ -33,3 +34,4 @@ pub use matrix_market::{read_matrix_market, write_matrix_market};
 pub use progress::{bar as progress_bar, PROGRESS_THRESHOLD};
 pub use snap::{read_snap, write_snap};
 pub use spec::{GraphSpec, SpecError, SPEC_FORMS};
+pub use stats::{DegreeBucket, DegreeStats, GraphStats, WeightStats};
