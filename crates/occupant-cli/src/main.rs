@@ -10,6 +10,7 @@ mod cuda_bench_memory;
 mod cuda_bench_primitives;
 mod cuda_info;
 mod cuda_launch_bench;
+mod graph_cmd;
 mod info;
 mod plot;
 mod stats;
@@ -41,6 +42,9 @@ enum Command {
     Bench(BenchCommand),
     /// Recall of occupancy discovery against the true occupancy bound (seed 001 Table 5).
     Discover(cpu_discover::DiscoverArgs),
+    /// Graphs: generate to a file, print statistics.
+    #[command(subcommand)]
+    Graph(graph_cmd::GraphCommand),
 }
 
 #[derive(Subcommand)]
@@ -83,6 +87,7 @@ fn main() -> ExitCode {
             cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
         }
         Command::Discover(args) => cpu_discover::run(&args),
+        Command::Graph(cmd) => graph_cmd::run(&cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

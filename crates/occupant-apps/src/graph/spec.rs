@@ -6,13 +6,14 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The forms [`GraphSpec::from_str`] accepts (printed with every parse error).
-pub const SPEC_FORMS: &str = "\
-  rmat:scale=S[,ef=16][,a=0.57,b=0.19,c=0.19][,permute=1][,wmax=255][,seed=1]   R-MAT/Kronecker (Graph500)
-  grid:WxH | grid:w=W,h=H[,wmax=255][,seed=1]     2-D grid, random weights (road-like, diameter W+H-2)
-  stencil:WxH | stencil:w=W,h=H                   5-point stencil grid, unit weights
-  geo:n=N[,deg=6][,shortcuts=0][,wmax=255][,seed=1]   random geometric, road-like with shortcuts
-  er:n=N,p=P | er:n=N,m=M [,wmax=255][,seed=1]    Erdos-Renyi G(n,p) / G(n,m)
-  ba:n=N,m=M[,wmax=255][,seed=1]                  Barabasi-Albert, M edges per new vertex";
+pub const SPEC_FORMS: &str = concat!(
+    "  rmat:scale=S[,ef=16][,a=0.57,b=0.19,c=0.19][,permute=1][,wmax=255][,seed=1]   R-MAT/Kronecker (Graph500)\n",
+    "  grid:WxH | grid:w=W,h=H[,wmax=255][,seed=1]     2-D grid, random weights (road-like, diameter W+H-2)\n",
+    "  stencil:WxH | stencil:w=W,h=H                   5-point stencil grid, unit weights\n",
+    "  geo:n=N[,deg=6][,shortcuts=0][,wmax=255][,seed=1]   random geometric, road-like with shortcuts\n",
+    "  er:n=N,p=P | er:n=N,m=M [,wmax=255][,seed=1]    Erdos-Renyi G(n,p) / G(n,m)\n",
+    "  ba:n=N,m=M[,wmax=255][,seed=1]                  Barabasi-Albert, M edges per new vertex\n",
+);
 
 /// A graph generator with its parameters, parsed from or printed as a spec string.
 ///
@@ -45,7 +46,7 @@ pub enum GraphSpec {
 
 /// A spec string that does not parse.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("bad graph spec `{spec}`: {reason}\nvalid forms:\n{SPEC_FORMS}")]
+#[error("bad graph spec `{spec}`: {reason}\nvalid forms:\n{}", SPEC_FORMS.trim_end())]
 pub struct SpecError {
     /// The spec as given.
     pub spec: String,
@@ -121,7 +122,15 @@ impl<'a> Args<'a> {
                     )
                 })
             }
-            None => default.ok_or_else(|| err(self.spec, format!("missing `{}=`", keys[0]))),
+            None => default.ok_or_else(|| {
+                let unknown: Vec<&str> = self.pairs.iter().filter(|p| !p.2).map(|p| p.0).collect();
+                let hint = if unknown.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (not recognised: `{}`)", unknown.join("`, `"))
+                };
+                err(self.spec, format!("missing `{}=`{hint}", keys[0]))
+            }),
         }
     }
 
