@@ -231,10 +231,22 @@ impl Csr {
     }
 
     /// Whether the graph is undirected: for every edge `u -> v` there is an edge `v -> u`
-    /// (multiplicities and weights are not compared).
+    /// (multiplicities and weights are not compared). Binary search when adjacency lists are
+    /// sorted (as [`Csr::build`] makes them), else a comparison with the transpose.
     pub fn is_symmetric(&self) -> bool {
+        let n = self.num_vertices();
+        let sorted = (0..n)
+            .into_par_iter()
+            .all(|v| self.neighbours(v).windows(2).all(|w| w[0] <= w[1]));
+        if sorted {
+            return (0..n).into_par_iter().all(|v| {
+                self.neighbours(v)
+                    .iter()
+                    .all(|&t| self.neighbours(t).binary_search(&v).is_ok())
+            });
+        }
         let t = self.transpose();
-        (0..self.num_vertices()).into_par_iter().all(|v| {
+        (0..n).into_par_iter().all(|v| {
             let mut a = self.neighbours(v).to_vec();
             a.sort_unstable();
             a.dedup();

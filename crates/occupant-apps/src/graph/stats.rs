@@ -33,8 +33,9 @@ pub struct GraphStats {
     pub components: u32,
     /// Vertices in the largest component.
     pub largest_component: u32,
-    /// A lower bound on the diameter (in hops) of the largest component's undirected view:
-    /// the largest eccentricity found by repeated double-sweep BFS (exact on trees and grids).
+    /// A lower bound on the diameter (in hops): the largest eccentricity found by repeated
+    /// double-sweep BFS from the highest-degree vertex of the largest component, along
+    /// out-edges (for a symmetric graph, the undirected diameter; exact on trees and grids).
     pub diameter_estimate: u32,
     /// BFS sweeps the estimate took.
     pub diameter_sweeps: u32,
@@ -80,8 +81,8 @@ pub struct WeightStats {
 const MAX_SWEEPS: u32 = 4;
 
 impl GraphStats {
-    /// Computes the statistics (parallel where it matters; BFS sweeps are sequential, O(n + m)
-    /// each). Graphs that are not symmetric are symmetrised for components and diameter.
+    /// Computes the statistics (parallel where it matters; components and BFS sweeps are
+    /// sequential, O(n + m) each).
     ///
     /// ```
     /// use occupant_apps::graph::{BuildOptions, GraphSpec, GraphStats};
@@ -111,18 +112,7 @@ impl GraphStats {
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
         let symmetric = g.is_symmetric();
-        let undirected_owned;
-        let undirected = if symmetric {
-            g
-        } else {
-            undirected_owned = g.symmetrized(false, true).unwrap_or_else(|_| g.clone());
-            &undirected_owned
-        };
-        let isolated_vertices = (0..n)
-            .into_par_iter()
-            .filter(|&v| undirected.degree(v) == 0)
-            .count() as u32;
-
+        let (components, largest_component, start, isolated_vertices) = components(g);
         let max = degs().max().unwrap_or(0);
         let min = degs().min().unwrap_or(0);
         let mean = if n == 0 {
@@ -152,9 +142,8 @@ impl GraphStats {
             max: w.par_iter().copied().max().unwrap_or(0),
             mean: w.par_iter().map(|&x| x as f64).sum::<f64>() / w.len() as f64,
         });
-        let (components, largest_component, start) = components(undirected);
         let (diameter_estimate, diameter_sweeps) = match start {
-            Some(s) => diameter_lower_bound(undirected, s),
+            Some(s) => diameter_lower_bound(g, s),
             None => (0, 0),
         };
         GraphStats {
@@ -197,38 +186,50 @@ fn bucket_range(b: usize) -> (u32, u32) {
     }
 }
 
-/// Component count, the largest component's size and its highest-degree vertex.
-fn components(g: &Csr) -> (u32, u32, Option<u32>) {
+/// Weakly connected components (union-find over the edges): their count, the largest one's
+/// size and highest-degree vertex, and the number of isolated vertices.
+fn components(g: &Csr) -> (u32, u32, Option<u32>, u32) {
     let n = g.num_vertices();
-    let mut label = vec![u32::MAX; n as usize];
-    let mut queue = VecDeque::new();
-    let (mut count, mut best, mut best_start) = (0u32, 0u32, None);
-    for root in 0..n {
-        if label[root as usize] != u32::MAX {
-            continue;
+    let mut parent: Vec<u32> = (0..n).collect();
+    fn find(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            let up = parent[parent[x as usize] as usize];
+            parent[x as usize] = up;
+            x = up;
         }
-        label[root as usize] = count;
-        queue.push_back(root);
-        let (mut size, mut hub) = (0u32, root);
-        while let Some(v) = queue.pop_front() {
-            size += 1;
-            if g.degree(v) > g.degree(hub) {
-                hub = v;
-            }
-            for &t in g.neighbours(v) {
-                if label[t as usize] == u32::MAX {
-                    label[t as usize] = count;
-                    queue.push_back(t);
-                }
-            }
-        }
-        if size > best {
-            best = size;
-            best_start = Some(hub);
-        }
-        count += 1;
+        x
     }
-    (count, best, best_start)
+    let mut touched = vec![false; n as usize];
+    for v in 0..n {
+        for &t in g.neighbours(v) {
+            touched[v as usize] = true;
+            touched[t as usize] = true;
+            let (a, b) = (find(&mut parent, v), find(&mut parent, t));
+            if a != b {
+                // Union by index: the larger root joins the smaller.
+                let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+                parent[hi as usize] = lo;
+            }
+        }
+    }
+    let mut size = vec![0u32; n as usize];
+    let mut count = 0u32;
+    for v in 0..n {
+        let r = find(&mut parent, v);
+        parent[v as usize] = r;
+        if size[r as usize] == 0 {
+            count += 1;
+        }
+        size[r as usize] += 1;
+    }
+    let isolated = touched.iter().filter(|&&t| !t).count() as u32;
+    let Some(root) = (0..n).max_by_key(|&v| (size[v as usize], std::cmp::Reverse(v))) else {
+        return (0, 0, None, 0);
+    };
+    let hub = (0..n)
+        .filter(|&v| parent[v as usize] == root)
+        .max_by_key(|&v| (g.degree(v), std::cmp::Reverse(v)));
+    (count, size[root as usize], hub, isolated)
 }
 
 /// Hop distances from `s` (`u32::MAX` unreached): returns the farthest vertex and its distance.

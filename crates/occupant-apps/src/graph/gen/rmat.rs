@@ -99,8 +99,17 @@ pub fn rmat(p: &RmatParams) -> Result<EdgeList, GenError> {
             let mut rng = stream(p.seed, c as u64);
             for (e, w) in es.iter_mut().zip(ws.iter_mut()) {
                 let (mut s, mut d) = (0u32, 0u32);
-                for _ in 0..p.scale {
-                    let r = u64::from(rng.random::<u32>());
+                let mut bits = 0u64;
+                for level in 0..p.scale {
+                    // One 64-bit draw serves two levels.
+                    if level % 2 == 0 {
+                        bits = rng.random::<u64>();
+                    }
+                    let r = if level % 2 == 0 {
+                        bits & 0xffff_ffff
+                    } else {
+                        bits >> 32
+                    };
                     let (bs, bd) = if r < ta {
                         (0, 0)
                     } else if r < tab {
