@@ -1,6 +1,6 @@
 //! Erdős–Rényi random graphs, G(n, p) and G(n, m).
 
-use super::{check_edges, check_weight, random_weight, GenError};
+use super::{check_edges, check_weight, concat, random_weight, GenError, WeightedEdges};
 use crate::graph::rng::stream;
 use crate::graph::EdgeList;
 use rand::RngExt;
@@ -49,7 +49,7 @@ pub fn erdos_renyi(p: &ErParams) -> Result<EdgeList, GenError> {
         return Err(GenError::new(G, "n must be at least 1"));
     }
     let n = u64::from(p.n);
-    let chunks: Vec<(Vec<(u32, u32)>, Vec<u32>)> = match p.size {
+    let chunks: Vec<WeightedEdges> = match p.size {
         ErSize::Probability(prob) => {
             if !(0.0..=1.0).contains(&prob) {
                 return Err(GenError::new(G, format!("p = {prob} is outside [0, 1]")));
@@ -114,14 +114,8 @@ pub fn erdos_renyi(p: &ErParams) -> Result<EdgeList, GenError> {
                 .collect()
         }
     };
-    let total: usize = chunks.iter().map(|c| c.0.len()).sum();
-    check_edges(G, total as u64, 2)?;
-    let mut edges = Vec::with_capacity(total);
-    let mut weights = Vec::with_capacity(total);
-    for (es, ws) in chunks {
-        edges.extend_from_slice(&es);
-        weights.extend_from_slice(&ws);
-    }
+    let (edges, weights) = concat(chunks);
+    check_edges(G, edges.len() as u64, 2)?;
     Ok(EdgeList {
         num_vertices: p.n,
         edges,

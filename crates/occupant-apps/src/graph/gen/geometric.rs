@@ -1,6 +1,6 @@
 //! Random geometric graphs with optional long shortcuts: road-like inputs.
 
-use super::{check_edges, check_weight, GenError};
+use super::{check_edges, check_weight, concat, GenError, WeightedEdges};
 use crate::graph::rng::stream;
 use crate::graph::EdgeList;
 use rand::RngExt;
@@ -101,7 +101,7 @@ pub fn geometric(p: &GeoParams) -> Result<EdgeList, GenError> {
         w.clamp(1.0, u32::MAX as f64) as u32
     };
     // Near edges: each pair once, from the lower-numbered point.
-    let rows: Vec<(Vec<(u32, u32)>, Vec<u32>)> = (0..cells)
+    let rows: Vec<WeightedEdges> = (0..cells)
         .into_par_iter()
         .map(|cy| {
             let mut es = Vec::new();
@@ -113,8 +113,9 @@ pub fn geometric(p: &GeoParams) -> Result<EdgeList, GenError> {
                     for ny in cy.saturating_sub(1)..=(cy + 1).min(cells - 1) {
                         for nx in cx.saturating_sub(1)..=(cx + 1).min(cells - 1) {
                             let nc = ny * cells + nx;
-                            for j in start[nc].max(i + 1)..start[nc + 1] {
-                                let (u, v) = pts[j];
+                            let lo = start[nc].max(i + 1);
+                            let hi = start[nc + 1].max(lo);
+                            for (j, &(u, v)) in pts.iter().enumerate().take(hi).skip(lo) {
                                 let d2 = (u - x) * (u - x) + (v - y) * (v - y);
                                 if d2 <= r2 {
                                     es.push((i as u32, j as u32));
@@ -129,12 +130,7 @@ pub fn geometric(p: &GeoParams) -> Result<EdgeList, GenError> {
         })
         .collect();
     let shortcuts = (p.shortcuts * n as f64).round() as u64;
-    let mut edges = Vec::new();
-    let mut weights = Vec::new();
-    for (es, ws) in rows {
-        edges.extend_from_slice(&es);
-        weights.extend_from_slice(&ws);
-    }
+    let (mut edges, mut weights) = concat(rows);
     if n >= 2 {
         let mut rng = stream(p.seed, u64::MAX - 1);
         for _ in 0..shortcuts {

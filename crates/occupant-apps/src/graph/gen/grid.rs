@@ -1,6 +1,6 @@
 //! 2-D grids: road-like grids with random weights (high diameter) and the 5-point stencil.
 
-use super::{check_edges, check_weight, random_weight, GenError};
+use super::{check_edges, check_weight, concat, random_weight, GenError, WeightedEdges};
 use crate::graph::rng::stream;
 use crate::graph::EdgeList;
 use rayon::prelude::*;
@@ -66,7 +66,7 @@ fn lattice(
     let (w, h) = (u64::from(width), u64::from(height));
     let m = (w - 1) * h + w * (h - 1);
     check_edges(g, m, 2)?;
-    let rows: Vec<(Vec<(u32, u32)>, Vec<u32>)> = (0..height)
+    let rows: Vec<WeightedEdges> = (0..height)
         .into_par_iter()
         .map(|y| {
             let mut rng = random.map(|(_, seed)| stream(seed, u64::from(y)));
@@ -91,12 +91,7 @@ fn lattice(
             (es, ws)
         })
         .collect();
-    let mut edges = Vec::with_capacity(m as usize);
-    let mut weights = Vec::with_capacity(m as usize);
-    for (es, ws) in rows {
-        edges.extend_from_slice(&es);
-        weights.extend_from_slice(&ws);
-    }
+    let (edges, weights) = concat(rows);
     Ok(EdgeList {
         num_vertices: n as u32,
         edges,

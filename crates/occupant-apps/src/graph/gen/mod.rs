@@ -17,6 +17,21 @@ pub use rmat::{rmat, RmatParams};
 use super::rng::GraphRng;
 use rand::RngExt;
 
+/// Edges and their weights, as produced by one parallel task.
+pub(crate) type WeightedEdges = (Vec<(u32, u32)>, Vec<u32>);
+
+/// Concatenates the tasks' edges in task order.
+pub(crate) fn concat(parts: Vec<WeightedEdges>) -> WeightedEdges {
+    let total: usize = parts.iter().map(|p| p.0.len()).sum();
+    let mut edges = Vec::with_capacity(total);
+    let mut weights = Vec::with_capacity(total);
+    for (es, ws) in parts {
+        edges.extend_from_slice(&es);
+        weights.extend_from_slice(&ws);
+    }
+    (edges, weights)
+}
+
 /// Why a generator refused its parameters.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("{generator}: {message}")]
