@@ -393,3 +393,17 @@ fn files_by_extension() {
     assert!("nonexistent-file".parse::<GraphSource>().is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_real_road_network_reads() {
+    // DIMACS 9th challenge: the road network of Rome (1999), 3353 vertices, 8870 arcs.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rome99.gr");
+    let el = read_graph(&path).unwrap();
+    assert_eq!((el.num_vertices, el.edges.len()), (3353, 8870));
+    let g = el.to_csr(&BuildOptions::default()).unwrap();
+    let s = GraphStats::of(&g);
+    assert_eq!((s.components, s.self_loops), (1, 0));
+    assert!(s.diameter_estimate >= 50, "{}", s.diameter_estimate);
+    let w = s.weights.unwrap();
+    assert!(w.min >= 1 && w.max > 10_000, "{w:?}");
+}

@@ -74,6 +74,9 @@ impl Csr {
             });
         }
         let n = num_vertices as usize;
+        // Phases: degrees, scatter, sort, compact (a bar for large builds on a terminal).
+        let bar = super::progress::bar(100 * edges.len() as u64, "building");
+        let phase = |pct: u64| bar.set_position(pct * edges.len() as u64);
         let keep = |s: u32, d: u32| !(options.remove_self_loops && s == d);
         let mirror = |s: u32, d: u32| options.symmetrize && s != d;
 
@@ -87,6 +90,7 @@ impl Csr {
                 }
             }
         });
+        phase(15);
         let mut offsets = Vec::with_capacity(n + 1);
         let mut total: u64 = 0;
         offsets.push(0u64);
@@ -124,6 +128,7 @@ impl Csr {
             }
         });
         drop(cursor);
+        phase(55);
         let mut packed: Vec<u64> = packed.into_iter().map(AtomicU64::into_inner).collect();
 
         // Sort (and dedup) each adjacency list, block of vertices by block of vertices.
@@ -157,6 +162,7 @@ impl Csr {
             })
             .collect();
 
+        phase(85);
         // Compact into the final arrays.
         let mut final_offsets = Vec::with_capacity(n + 1);
         let mut acc = 0u32;
@@ -198,6 +204,7 @@ impl Csr {
                 }
             });
         }
+        bar.finish_and_clear();
         Ok(Csr::from_raw(final_offsets, targets, out_weights))
     }
 

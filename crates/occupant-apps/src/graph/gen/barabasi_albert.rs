@@ -1,6 +1,7 @@
 //! Barabási–Albert preferential-attachment graphs.
 
 use super::{check_edges, check_weight, random_weight, GenError};
+use crate::graph::progress;
 use crate::graph::rng::stream;
 use crate::graph::EdgeList;
 use rand::RngExt;
@@ -46,7 +47,11 @@ pub fn barabasi_albert(p: &BaParams) -> Result<EdgeList, GenError> {
     // Every edge endpoint once: a uniform pick from it is a degree-proportional pick.
     let mut endpoints: Vec<u32> = Vec::with_capacity(2 * total as usize);
     let mut targets: Vec<u32> = (0..p.m).collect();
+    let bar = progress::bar(total, "ba");
     for source in p.m..p.n {
+        if source % 65536 == 0 {
+            bar.set_position(u64::from(source - p.m) * u64::from(p.m));
+        }
         for &t in &targets {
             edges.push((source, t));
             weights.push(random_weight(&mut rng, p.max_weight));
@@ -61,6 +66,7 @@ pub fn barabasi_albert(p: &BaParams) -> Result<EdgeList, GenError> {
             }
         }
     }
+    bar.finish_and_clear();
     Ok(EdgeList {
         num_vertices: p.n,
         edges,

@@ -1,6 +1,7 @@
 //! Erdős–Rényi random graphs, G(n, p) and G(n, m).
 
 use super::{check_edges, check_weight, concat, random_weight, GenError, WeightedEdges};
+use crate::graph::progress;
 use crate::graph::rng::stream;
 use crate::graph::EdgeList;
 use rand::RngExt;
@@ -49,6 +50,13 @@ pub fn erdos_renyi(p: &ErParams) -> Result<EdgeList, GenError> {
         return Err(GenError::new(G, "n must be at least 1"));
     }
     let n = u64::from(p.n);
+    let bar = progress::bar(
+        match p.size {
+            ErSize::Probability(_) => n,
+            ErSize::Edges(m) => m,
+        },
+        "er",
+    );
     let chunks: Vec<WeightedEdges> = match p.size {
         ErSize::Probability(prob) => {
             if !(0.0..=1.0).contains(&prob) {
@@ -84,6 +92,7 @@ pub fn erdos_renyi(p: &ErParams) -> Result<EdgeList, GenError> {
                             ws.push(random_weight(&mut rng, p.max_weight));
                         }
                     }
+                    bar.inc(CHUNK);
                     (es, ws)
                 })
                 .collect()
@@ -109,11 +118,13 @@ pub fn erdos_renyi(p: &ErParams) -> Result<EdgeList, GenError> {
                         es.push((u, v));
                         ws.push(random_weight(&mut rng, p.max_weight));
                     }
+                    bar.inc(k as u64);
                     (es, ws)
                 })
                 .collect()
         }
     };
+    bar.finish_and_clear();
     let (edges, weights) = concat(chunks);
     check_edges(G, edges.len() as u64, 2)?;
     Ok(EdgeList {
