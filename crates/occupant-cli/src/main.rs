@@ -11,6 +11,7 @@ mod cuda_bench_memory;
 mod cuda_bench_primitives;
 mod cuda_info;
 mod cuda_launch_bench;
+mod graph_cmd;
 mod info;
 mod linear_plot;
 mod output_path;
@@ -44,6 +45,9 @@ enum Command {
     Bench(BenchCommand),
     /// Recall of occupancy discovery against the true occupancy bound (seed 001 Table 5).
     Discover(cpu_discover::DiscoverArgs),
+    /// Graphs: generate to a file, print statistics.
+    #[command(subcommand)]
+    Graph(graph_cmd::GraphCommand),
 }
 
 #[derive(Subcommand)]
@@ -86,6 +90,7 @@ fn main() -> ExitCode {
             cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
         }
         Command::Discover(args) => cpu_discover::run(&args),
+        Command::Graph(cmd) => graph_cmd::run(&cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -155,6 +155,20 @@ impl Csr {
         })
     }
 
+    /// Wraps arrays the caller has built correctly (the parallel builder).
+    pub(super) fn from_raw(
+        offsets: Vec<u32>,
+        targets: Vec<u32>,
+        weights: Option<Vec<u32>>,
+    ) -> Self {
+        debug_assert_eq!(*offsets.last().unwrap() as usize, targets.len());
+        Csr {
+            offsets,
+            targets,
+            weights,
+        }
+    }
+
     /// Number of vertices.
     pub fn num_vertices(&self) -> u32 {
         (self.offsets.len() - 1) as u32
