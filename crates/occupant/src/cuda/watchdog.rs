@@ -90,7 +90,7 @@ impl Control {
 }
 
 /// The primitive ids of `occ::Prim` (device/watchdog.cuh), in order.
-pub const PRIMITIVES: [&str; 15] = [
+pub const PRIMITIVES: [&str; 24] = [
     "user",
     "naive_barrier",
     "xf_barrier",
@@ -106,6 +106,15 @@ pub const PRIMITIVES: [&str; 15] = [
     "sleeping_semaphore",
     "message_passing",
     "grid_sync",
+    "fork_join",
+    "tree_barrier",
+    "gather_barrier",
+    "spread_barrier",
+    "cohort_mutex",
+    "resizing_barrier",
+    "coop_scheduler",
+    "persistent",
+    "worklist",
 ];
 
 /// The name of device primitive id `id` (`occ::Prim`), `"unknown"` for an id not in the table.

@@ -52,6 +52,15 @@ enum Prim : unsigned {
   SleepingSemaphore = 12,
   MessagePassing = 13,
   GridSync = 14,
+  ForkJoin = 15,
+  TreeBarrier = 16,
+  GatherBarrier = 17,
+  SpreadBarrier = 18,
+  CohortMutex = 19,
+  ResizingBarrier = 20,
+  CoopScheduler = 21,
+  Persistent = 22,
+  Worklist = 23,
 };
 
 /// The per-module watchdog record, shared by the host runtime and the device code.
