@@ -8,6 +8,7 @@
 #include "atomic_barrier.cuh"
 #include "cluster.cuh"
 #include "discovery.cuh"
+#include "forkjoin.cuh"
 #include "hierarchical_barrier.cuh"
 #include "mutex_block.cuh"
 #include "occupant_sync.cuh"
