@@ -11,6 +11,7 @@ mod cuda_bench_memory;
 mod cuda_bench_primitives;
 mod cuda_info;
 mod cuda_launch_bench;
+mod forkjoin_cmd;
 mod graph_cmd;
 mod info;
 mod linear_plot;
@@ -60,6 +61,10 @@ enum BenchCommand {
     Discovery(cuda_bench_discovery::DiscoveryBenchArgs),
     /// The memory-system microbenchmarks and the machine abstraction (CUDA).
     Memory(cuda_bench_memory::MemoryBenchArgs),
+    /// Fork-join construct overheads (EPCC syncbench, Bull's method): `--backend cpu|cuda`.
+    Forkjoin(forkjoin_cmd::ForkjoinArgs),
+    /// The nested-parallelism suite: SPMD vs fork-join nested kernels (CUDA).
+    Nested(forkjoin_cmd::NestedArgs),
 }
 
 fn main() -> ExitCode {
@@ -86,6 +91,8 @@ fn main() -> ExitCode {
         Command::Bench(BenchCommand::Primitives(a)) => bench_primitives::run(&a),
         Command::Bench(BenchCommand::Discovery(a)) => cuda_bench_discovery::run(&a),
         Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),
+        Command::Bench(BenchCommand::Forkjoin(a)) => forkjoin_cmd::run_forkjoin(&a),
+        Command::Bench(BenchCommand::Nested(a)) => forkjoin_cmd::run_nested(&a),
         Command::Discover(args) if args.backend == backend_arg::Backend::Cuda => {
             cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
         }

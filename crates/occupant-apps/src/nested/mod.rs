@@ -158,6 +158,36 @@ pub fn suite() -> Vec<KernelSpec> {
     ]
 }
 
+/// The suite with every size cut down (outer loops by 64, inner loops by 16, at least 8
+/// iterations each) and at most 64 nested blocks: for compute-sanitizer runs.
+///
+/// ```
+/// let small = occupant_apps::nested::suite_small();
+/// assert!(small.iter().all(|k| k.outer >= 8 && k.nested_blocks <= 64));
+/// ```
+pub fn suite_small() -> Vec<KernelSpec> {
+    suite()
+        .into_iter()
+        .map(|mut k| {
+            k.outer = (k.outer / 64).max(8);
+            if k.inner > 64 {
+                k.inner = (k.inner / 16).max(8);
+                k.mean_inner = if k.name == "lud" {
+                    (k.inner as f64 - 1.0) / 2.0
+                } else {
+                    k.inner as f64
+                };
+            }
+            if k.name == "lud" {
+                k.inner = k.outer;
+                k.mean_inner = (k.outer as f64 - 1.0) / 2.0;
+            }
+            k.nested_blocks = k.nested_blocks.min(64);
+            k
+        })
+        .collect()
+}
+
 /// One kernel's measured outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NestedResult {
