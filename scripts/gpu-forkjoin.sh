@@ -11,7 +11,8 @@
 # under bench/results/<gpu>/forkjoin/) and $OUT/summary.txt.
 #
 # Environment: GPU_DIR (default <repo>/.gpu-forkjoin), CARGO_TARGET_DIR, LLVM_OPENMP_DIR (an
-# already built comparator folder, skips the build).
+# already built comparator folder, skips the build), LLVM_OPENMP_TAR (that folder already
+# packed with `tar -cJf`, skips packing: xz of its ~180 MB takes minutes).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu-forkjoin}"
@@ -36,7 +37,11 @@ while read -r exe name; do
   [[ -n "$exe" ]] && cp "$exe" "$dest/$name"
 done <<<"$exes"
 for f in "$dest"/*; do strip "$f" 2>/dev/null || true; done
-tar -C "$(dirname "$llvm")" -cJf "$dest/llvm-openmp.tar.xz" "$(basename "$llvm")"
+if [[ -n "${LLVM_OPENMP_TAR:-}" ]]; then
+  cp "$LLVM_OPENMP_TAR" "$dest/llvm-openmp.tar.xz"
+else
+  tar -C "$(dirname "$llvm")" -cJf "$dest/llvm-openmp.tar.xz" "$(basename "$llvm")"
+fi
 echo "$(basename "$llvm")" >"$dest/LLVM_DIR_NAME"
 git rev-parse HEAD >"$dest/COMMIT"
 cat >"$dest/run.sh" <<'RUN'
@@ -59,15 +64,15 @@ step() { # name timeout command...
 }
 step test-gpu_forkjoin 90 "$here/test-gpu_forkjoin" --test-threads=1 --nocapture
 grep -E "^test |test result|panicked" "$res/test-gpu_forkjoin.log" >>"$sum"
-step test-cpu_forkjoin 90 "$here/test-cpu_forkjoin" --test-threads=1
+step test-cpu_forkjoin 60 "$here/test-cpu_forkjoin" --test-threads=1
 grep -E "test result|panicked" "$res/test-cpu_forkjoin.log" >>"$sum"
 # The LLVM OpenMP comparator, then ours, in the same run.
 llvm_tmp=$(mktemp -d)
 tar -C "$llvm_tmp" -xJf "$here/llvm-openmp.tar.xz"
 llvm="$llvm_tmp/$(cat "$here/LLVM_DIR_NAME")"
-step llvm-epcc 150 bash -c "'$llvm/run.sh' 1000 100 5 >'$res/llvm-epcc.jsonl'"
+step llvm-epcc 90 bash -c "'$llvm/run.sh' 1000 100 5 >'$res/llvm-epcc.jsonl'"
 tail -5 "$res/llvm-epcc.log" >>"$sum"; wc -l "$res/llvm-epcc.jsonl" >>"$sum"
-step llvm-epcc-info 60 env LIBOMPTARGET_INFO=1 "$llvm/run.sh" 10 100 1
+step llvm-epcc-info 30 env LIBOMPTARGET_INFO=1 "$llvm/run.sh" 10 100 1
 grep -iE "launch|mode|error|fail" "$res/llvm-epcc-info.log" | sort | uniq -c | head -20 >>"$sum"
 llvm_arg=(); [[ -s "$res/llvm-epcc.jsonl" ]] && llvm_arg=(--llvm "$res/llvm-epcc.jsonl")
 step bench-forkjoin 120 "$here/occupant" bench forkjoin --backend cuda --out "$res" "${llvm_arg[@]}"
@@ -75,11 +80,11 @@ cat "$res/bench-forkjoin.log" >>"$sum"
 step bench-nested 150 "$here/occupant" bench nested --out "$res"
 cat "$res/bench-nested.log" >>"$sum"
 for tool in synccheck racecheck; do
-  step "sanitizer-$tool-forkjoin" 120 compute-sanitizer --tool $tool "$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --out "$res/sanitizer-$tool"
+  step "sanitizer-$tool-forkjoin" 60 compute-sanitizer --tool $tool "$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --out "$res/sanitizer-$tool"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error" "$res/sanitizer-$tool-forkjoin.log" | head -8 >>"$sum"
-  step "sanitizer-$tool-semantics" 120 compute-sanitizer --tool $tool "$here/test-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1
+  step "sanitizer-$tool-semantics" 60 compute-sanitizer --tool $tool "$here/test-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error|test result" "$res/sanitizer-$tool-semantics.log" | head -8 >>"$sum"
-  step "sanitizer-$tool-nested" 120 compute-sanitizer --tool $tool "$here/occupant" bench nested --small --reps 1 --out "$res/sanitizer-$tool"
+  step "sanitizer-$tool-nested" 60 compute-sanitizer --tool $tool "$here/occupant" bench nested --small --reps 1 --out "$res/sanitizer-$tool"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error" "$res/sanitizer-$tool-nested.log" | head -8 >>"$sum"
 done
 tar -C "$res" -czf "$out/results.tar.gz" .
