@@ -40,6 +40,12 @@ PATH="$CUDA/bin:$PATH" clang-19 -O3 -fopenmp -fopenmp-targets=nvptx64-nvidia-cud
   --offload-arch=sm_90 --cuda-path="$CUDA" \
   --libomptarget-nvptx-bc-path=/usr/lib/llvm-19/lib/libomptarget-nvptx-sm_90.bc \
   "$ROOT/bench/llvm-openmp/epcc_target.cpp" -o "$OUT/epcc_target"
+# The same program with the device code kept as LLVM bitcode and compiled by libomptarget's JIT
+# at run time (PTX handed to the driver): no nvlink/ptxas image, a fallback if the ahead-of-time
+# image is refused ("No images found compatible with the installed hardware").
+PATH="$CUDA/bin:$PATH" clang-19 -O3 -fopenmp -fopenmp-targets=nvptx64-nvidia-cuda \
+  --offload-arch=sm_90 -foffload-lto -fopenmp-target-jit --cuda-path="$CUDA" \
+  "$ROOT/bench/llvm-openmp/epcc_target.cpp" -o "$OUT/epcc_target_jit"
 
 # The host runtime and what it links (the GPU machine has no LLVM): libomptarget (its CUDA
 # plugin is built in), libomp, libLLVM and libLLVM's own dependencies.
@@ -58,13 +64,25 @@ strip --strip-unneeded "$OUT"/lib/*.so* 2>/dev/null || true
 cat > "$OUT/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Runs the LLVM OpenMP comparator: JSON lines on stdout. Args: [reps] [delay] [rounds].
+# LLVM_EPCC_BIN=epcc_target_jit picks the JIT build. OMP_TARGET_OFFLOAD=MANDATORY is set, so a
+# missing GPU is an error (with libomptarget's reason), never a silent host fallback.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 SHIM=$(mktemp -d)
-CUDA1=$(ldconfig -p | awk '/libcuda\.so\.1 /{print $NF; exit}')
+# libomptarget dlopens "libcuda.so"; a driver-only machine has libcuda.so.1.
+CUDA1=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF; exit}' || true)
+if [ -z "$CUDA1" ]; then
+  for d in /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu /usr/lib64 /usr/local/nvidia/lib64 \
+           /usr/local/cuda/compat /usr/lib/wsl/lib; do
+    if [ -e "$d/libcuda.so.1" ]; then CUDA1="$d/libcuda.so.1"; break; fi
+  done
+fi
+[ -z "$CUDA1" ] && CUDA1=$(find / -xdev -name 'libcuda.so.1' 2>/dev/null | head -1)
+echo "libcuda.so -> ${CUDA1:-not found}" >&2
 [ -n "$CUDA1" ] && ln -sf "$CUDA1" "$SHIM/libcuda.so"
 export LD_LIBRARY_PATH="$HERE/lib:$SHIM${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-exec "$HERE/epcc_target" "$@"
+export OMP_TARGET_OFFLOAD=${OMP_TARGET_OFFLOAD:-MANDATORY}
+exec "$HERE/${LLVM_EPCC_BIN:-epcc_target}" "$@"
 RUN
 chmod +x "$OUT/run.sh"
 du -sh "$OUT"

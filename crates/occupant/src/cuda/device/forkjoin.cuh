@@ -40,7 +40,7 @@
 //     __shared__ occ::fj::Team team;
 //     __shared__ alignas(16) unsigned char stack[1024];
 //     team.setup(stack, sizeof stack, nullptr, 0);                   // no global spill area
-//     occ::fj::run<Scale>(team, [&](auto& m) {                        // serial code: one thread
+//     occ::fj::run<Scale>(team, [&](occ::fj::Master<Scale>& m) {      // serial code: one thread
 //       Scale r{x, 2.0f, n, 0.f};
 //       m.parallel(m.max_threads(), r);                               // fork ... join
 //       out[blockIdx.x] = r.sum;
@@ -564,7 +564,8 @@ __device__ void worker_loop(Team& team, unsigned tid) {
 /// The kernel entry of a fork-join block (seed 003's TARGET): the last warp is the master, the
 /// others are the worker pool. Launch with blockDim = (32 * (W + 1), 1, 1), 1 <= W <= 31, and
 /// call it as the kernel's last statement, from every thread. `serial(m)` runs on lane 0 of the
-/// master warp with an occ::fj::Master<Regions...>& m; the other master lanes return at once.
+/// master warp with an occ::fj::Master<Regions...>& m (name the type: NVRTC 13.0 rejects a
+/// generic `[&](auto& m)` lambda at kernel scope); the other master lanes return at once.
 /// Returns (in every thread) when the serial code has returned and the pool has ended.
 template <class... Regions, class Serial>
 __device__ void run(Team& team, Serial&& serial) {
