@@ -188,6 +188,15 @@ class Thread {
   __device__ __forceinline__ void for_static_nowait(long long lo, long long hi, F&& f) {
     if (hi <= lo) return;
     const long long count = hi - lo;
+    if (count <= 0x7fffffffLL) {
+      // 32-bit bounds: a 64-bit division is a long emulated sequence on the GPU.
+      const unsigned c = (unsigned)count;
+      const unsigned per32 = (c + n_ - 1u) / n_;
+      const unsigned b32 = per32 * tid_;
+      const unsigned e32 = b32 + per32 < c ? b32 + per32 : c;
+      for (unsigned i = b32; i < e32; ++i) f(lo + (long long)i);
+      return;
+    }
     const long long per = (count + n_ - 1) / n_;
     long long b = lo + per * tid_;
     long long e = b + per < hi ? b + per : hi;
