@@ -578,8 +578,14 @@ __device__ void worker_loop(Team& team, unsigned tid) {
 /// Returns (in every thread) when the serial code has returned and the pool has ended.
 template <class... Regions, class Serial>
 __device__ void run(Team& team, Serial&& serial) {
+  if (blockDim.x % WARP != 0u || blockDim.x < 2u * WARP ||
+      blockDim.x > (MAX_WORKER_WARPS + 1u) * WARP || blockDim.y != 1u || blockDim.z != 1u) {
+    // A shape the runtime cannot serve: one thread records it, nobody waits on anything.
+    if (threadIdx.x == 0u && threadIdx.y == 0u && threadIdx.z == 0u) expire(ForkJoin);
+    return;
+  }
   const unsigned tid = threadIdx.x;
-  const unsigned master_warp = blockDim.x / 32u - 1u;
+  const unsigned master_warp = blockDim.x / WARP - 1u;
   if (tid >> 5 == master_warp) {
     if ((tid & 31u) != 0u) return;  // the seed: one SIMT thread of the master warp
     team.workers = master_warp * WARP;
@@ -592,18 +598,12 @@ __device__ void run(Team& team, Serial&& serial) {
     team.dbg_count = 0u;
     team.dbg_sense = 0u;
     team.dbg_errors = 0u;
-    if (blockDim.x % 32u != 0u || master_warp < 1u || master_warp > MAX_WORKER_WARPS ||
-        blockDim.y != 1u || blockDim.z != 1u) {
-      fail(team);  // a shape the runtime cannot serve: record it; the pool is released below
-    } else {
-      Master<Regions...> m(team);
-      serial(m);
-    }
+    Master<Regions...> m(team);
+    serial(m);
     team.desc[(team.gen + 1u) & 1u].region = 0u;  // the next fork's slot says: terminate
-    named_arrive(POOL_BARRIER, blockDim.x);  // terminate the pool
+    named_arrive(POOL_BARRIER, blockDim.x);         // terminate the pool
     return;
   }
-  if (blockDim.x % 32u != 0u || master_warp > MAX_WORKER_WARPS) return;
   detail::worker_loop<Regions...>(team, tid);
 }
 
