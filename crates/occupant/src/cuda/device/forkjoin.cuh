@@ -7,10 +7,11 @@
 // master warp leave at once (the seed's requirement: a named barrier counts a warp when all its
 // non-exited threads arrive). The worker warps wait in a pool on named barrier 0. When the
 // master reaches a parallel region it writes the region's id and payload into shared memory and
-// arrives at barrier 0 (bar.arrive: it does not wait), which releases the pool; the warps that
-// the region needs run it, the others go straight back to the pool. At the end of the region
-// the active warps arrive at barrier 1 (the join) on which the master waits: only the warps
-// actually used take part in it.
+// syncs on barrier 0 (the pool is already there, so it hardly waits), which releases the pool;
+// the warps that the region needs run it, the others go straight back to the pool. At the end
+// of the region the active warps sync on barrier 1 (the join) with the master: only the warps
+// actually used take part in it. Every hand-off is a barrier.sync on both sides (no
+// arrive->sync pairs), so compute-sanitizer racecheck sees the ordering.
 //
 //   named barrier  participants                      used for
 //   -------------  --------------------------------  -------------------------------------------
@@ -96,6 +97,21 @@ __device__ __forceinline__ void named_arrive(unsigned id, unsigned threads) {
   asm volatile("barrier.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+/// `barrier.red.popc.u32 id, threads, pred` (non-aligned): a barrier that also returns, in
+/// every participant, how many participants arrived with `pred` true. The partial last warp's
+/// idle lanes learn through it that the region ended (no shared word read after a barrier that
+/// a writer may already have left: compute-sanitizer racecheck sees no hazard).
+__device__ __forceinline__ unsigned named_red_popc(unsigned id, unsigned threads, bool pred) {
+  unsigned r;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %3, 0;\n\t"
+      "barrier.red.popc.u32 %0, %1, %2, p;\n\t}"
+      : "=r"(r)
+      : "r"(id), "r"(threads), "r"((unsigned)pred)
+      : "memory");
+  return r;
+}
+
 /// Cycle counter of the SM (clock64), for the benchmarks.
 __device__ __forceinline__ long long cycles() { return clock64(); }
 
@@ -115,7 +131,6 @@ struct Team {
   } desc[2];
   unsigned gen;             // forks so far (the master's count)
   // Worksharing / reductions inside a region.
-  unsigned long long ending;        // (gen << 32) | index of the last team barrier of region gen
   unsigned long long dyn_next[2];   // dynamic schedule counters (double-buffered)
   unsigned long long red[2][MAX_WORKER_WARPS + 1];  // per-warp partials (double-buffered)
   // Data-sharing stack: shared memory first, then the global spill area.
@@ -165,14 +180,21 @@ class Thread {
   /// Barriers this thread passed in the region (the debug mode compares them at the join).
   __device__ __forceinline__ unsigned barriers_passed() const { return bars_; }
 
-  /// User barrier: named barrier 2 over the region's active warps only.
+  /// User barrier: named barrier 2 over the region's active warps only. In a region whose
+  /// last warp is partial, every team barrier is a `barrier.red.popc` with a false predicate
+  /// (the idle lanes of that warp wait on the same barrier; the region's end barrier is the one
+  /// with a true predicate).
   __device__ __forceinline__ void barrier() {
     ++bars_;
     if (n_ == 1u) return;
 #if OCC_FJ_DEBUG
     debug_barrier();
 #else
-    named_sync(TEAM_BARRIER, warps_ * WARP);
+    if ((n_ & 31u) == 0u) {
+      named_sync(TEAM_BARRIER, warps_ * WARP);
+    } else {
+      (void)named_red_popc(TEAM_BARRIER, warps_ * WARP, false);
+    }
 #endif
   }
 
@@ -232,8 +254,8 @@ class Thread {
     }
     const unsigned k = loops_++ & 1u;
     // Counter k^1 was last used by the loop before this one, which every thread has left
-    // (its end barrier); the next loop uses it. Every thread writes the same 0.
-    team_.dyn_next[k ^ 1u] = 0ull;
+    // (its end barrier); the next loop uses it (after this loop's end barrier). One writer.
+    if (tid_ == 0u) team_.dyn_next[k ^ 1u] = 0ull;
     for (;;) {
       const unsigned long long got =
           atomicAdd(&team_.dyn_next[k], (unsigned long long)chunk);
@@ -279,8 +301,9 @@ class Thread {
   }
 
   /// Reduction with an associative, commutative `op`: shuffles within each warp, the warps'
-  /// partials in shared memory (double-buffered so one barrier suffices), every thread
-  /// combines them. T at most 8 bytes.
+  /// partials in shared memory (double-buffered so one barrier suffices), then every warp
+  /// loads the partials into its lanes and folds them with shuffles (no sequential loop over
+  /// the warps). T at most 8 bytes.
   template <class T, class Op>
   __device__ T reduce(T v, Op op) {
     static_assert(sizeof(T) <= 8, "occ::fj reductions take values of at most 8 bytes");
@@ -297,9 +320,21 @@ class Thread {
     T* slots = reinterpret_cast<T*>(&team_.red[k][0]);
     if (lane == 0u) slots[warp * (8u / sizeof(T))] = v;
     barrier();
-    T r = slots[0];
-    for (unsigned w = 1; w < warps_; ++w) r = op(r, slots[w * (8u / sizeof(T))]);
-    return r;
+    // Lane l folds partials l, l + in_warp, ... (a partial warp has fewer lanes than there may
+    // be partials), then a shuffle tree over the first min(in_warp, warps_) lanes.
+    T r = lane < warps_ ? slots[lane * (8u / sizeof(T))] : v;
+    for (unsigned w = lane + in_warp; w < warps_; w += in_warp) {
+      r = op(r, slots[w * (8u / sizeof(T))]);
+    }
+    const unsigned held = in_warp < warps_ ? in_warp : warps_;
+    if (held > 1u) {
+#pragma unroll
+      for (unsigned d = 16u; d >= 1u; d >>= 1) {
+        const T o = __shfl_down_sync(mask, r, d);
+        if (lane + d < held) r = op(r, o);
+      }
+    }
+    return __shfl_sync(mask, r, 0);
   }
 
   /// A nested region: runs serially in this thread as a team of one (OpenMP's default of one
@@ -467,8 +502,11 @@ class Master {
     team_.dbg_max = 0u;
     const unsigned errors_before = team_.dbg_errors;
 #endif
-    named_arrive(POOL_BARRIER, team_.workers + WARP);  // fork: release the pool
-    named_sync(JOIN_BARRIER, warps * WARP + WARP);     // join: the active warps only
+    // Fork: barrier.sync, not arrive. The pool is already waiting (the previous region's warps
+    // went back to it right after the join), so waiting costs the master next to nothing, and
+    // the hand-off is a barrier.sync on both sides, which racecheck recognises.
+    named_sync(POOL_BARRIER, team_.workers + WARP);
+    named_sync(JOIN_BARRIER, warps * WARP + WARP);  // join: the active warps only
     detail::copy_region(&body, copy);
     release(m);
 #if OCC_FJ_DEBUG
@@ -525,9 +563,7 @@ __device__ void worker_loop(Team& team, unsigned tid) {
     const unsigned warps = d.active_warps;
     if (warp >= warps) continue;    // not needed: back to the pool at once
     const unsigned n = d.nthreads;
-    const unsigned gen = d.gen;
     void* const payload = d.payload;
-    (void)gen;  // (unused in the debug mode)
     if (tid < n) {
       Thread t(team, tid, n, 1u);
       const bool known = Dispatch<1u, Regions...>::call(id, payload, t);
@@ -540,16 +576,10 @@ __device__ void worker_loop(Team& team, unsigned tid) {
 #endif
 #if !OCC_FJ_DEBUG
       if ((n & 31u) != 0u) {
-        // A partial last warp: its idle lanes wait at the team barrier (below) and pass it
-        // once per user barrier; tell them the region ended with one more team barrier.
-        // (gen, index of this final barrier): idle lanes compare it with their own count of
-        // passes, so an early look (after a user barrier) cannot mistake it for the end.
-        if (tid == 0u) {
-          const unsigned long long e =
-              ((unsigned long long)gen << 32) | (unsigned long long)(t.barriers_passed() + 1u);
-          st_relaxed_cta(&team.ending, e);
-        }
-        named_sync(TEAM_BARRIER, warps * WARP);
+        // A partial last warp: its idle lanes wait at the team barrier (below), passing it
+        // once per user barrier (barrier.red.popc with a false predicate); the region's end is
+        // one more team barrier where every active thread says true.
+        (void)named_red_popc(TEAM_BARRIER, warps * WARP, true);
       }
 #endif
     } else {
@@ -557,14 +587,14 @@ __device__ void worker_loop(Team& team, unsigned tid) {
       // ends, so that the active lanes of this warp see it arrive at each of theirs. (The
       // debug mode's software barrier counts threads, not warps: idle lanes take no part.)
 #if !OCC_FJ_DEBUG
-      for (unsigned passes = 1u;; ++passes) {
-        named_sync(TEAM_BARRIER, warps * WARP);
-        const unsigned long long e = ld_relaxed_cta(&team.ending);
-        if (e == (((unsigned long long)gen << 32) | passes)) break;
+      while (named_red_popc(TEAM_BARRIER, warps * WARP, false) == 0u) {
       }
 #endif
     }
-    named_arrive(JOIN_BARRIER, warps * WARP + WARP);  // the implicit barrier at the end
+    // The implicit barrier at the end: barrier.sync (not arrive) so that the hand-off of the
+    // region's writes to the master is a sync on both sides (racecheck-clean). The master is
+    // already waiting there, so this costs the workers nothing.
+    named_sync(JOIN_BARRIER, warps * WARP + WARP);
   }
 }
 
@@ -591,7 +621,6 @@ __device__ void run(Team& team, Serial&& serial) {
     team.workers = master_warp * WARP;
     team.desc[0].region = team.desc[1].region = 0u;
     team.gen = 0u;
-    team.ending = 0ull;
     team.sp = 0u;
     team.spill_sp = 0u;
     team.spilled = 0u;
@@ -601,7 +630,7 @@ __device__ void run(Team& team, Serial&& serial) {
     Master<Regions...> m(team);
     serial(m);
     team.desc[(team.gen + 1u) & 1u].region = 0u;  // the next fork's slot says: terminate
-    named_arrive(POOL_BARRIER, blockDim.x);         // terminate the pool
+    named_sync(POOL_BARRIER, blockDim.x);           // terminate the pool
     return;
   }
   detail::worker_loop<Regions...>(team, tid);
