@@ -7,8 +7,13 @@
 #
 # Needs (installed here if missing): Debian's clang-19 + libomp-19-dev (libomptarget and the
 # sm_90 device runtime libomptarget-nvptx-sm_90.bc), and from PyPI `nvidia-cuda-nvcc-cu12`
-# 12.6 (ptxas: LLVM 19 emits PTX 8.5, so ptxas >= 12.5) and `nvidia-cuda-nvcc` 13 (nvlink,
-# which the 12.x wheel lacks; clang-nvlink-wrapper links two cubins with it).
+# 12.6 (ptxas: LLVM 19 emits PTX 8.5, so ptxas >= 12.5). No nvlink: CUDA 13's nvlink (the
+# only one on PyPI) writes the CUDA 13 ELF layout, which LLVM 19's libomptarget misreads ("No
+# images found compatible with the installed hardware"). Instead the device code is built with
+# offload LTO (-foffload-lto: the device runtime is bitcode, so the whole device program is one
+# PTX module) and two small shims stand in for the CUDA tools: `ptxas` runs ptxas 12.x as asked
+# and keeps the PTX; `nvlink` (called by clang-nvlink-wrapper with that one relocatable cubin)
+# compiles the kept PTX again without -c into the final image (CUDA 12 layout, ET_EXEC).
 # On the GPU machine: `OUT_DIR/run.sh [reps] [delay] [rounds]` (sets LD_LIBRARY_PATH and the
 # `libcuda.so` name that libomptarget dlopens, which a driver-only machine has only as
 # libcuda.so.1).
@@ -24,26 +29,54 @@ fi
 if [ ! -x "$TOOLS/venv12/bin/python" ]; then
   python3 -m venv "$TOOLS/venv12" && "$TOOLS/venv12/bin/pip" install -q "nvidia-cuda-nvcc-cu12==12.6.*"
 fi
-if [ ! -x "$TOOLS/venv13/bin/python" ]; then
-  python3 -m venv "$TOOLS/venv13" && "$TOOLS/venv13/bin/pip" install -q "nvidia-cuda-nvcc"
-fi
 N12=$(ls -d "$TOOLS"/venv12/lib/python3*/site-packages/nvidia/cuda_nvcc)
-N13=$(ls -d "$TOOLS"/venv13/lib/python3*/site-packages/nvidia/cu13)
 CUDA="$TOOLS/cuda"
 mkdir -p "$CUDA/bin" "$CUDA/nvvm/libdevice" "$CUDA/include"
-ln -sf "$N12/bin/ptxas" "$CUDA/bin/ptxas"
-ln -sf "$N13/bin/nvlink" "$CUDA/bin/nvlink"
+ln -sf "$N12/bin/ptxas" "$CUDA/bin/ptxas.real"
+rm -f "$CUDA/bin/ptxas" "$CUDA/bin/nvlink"
+cat > "$CUDA/bin/ptxas" <<'SHIM'
+#!/bin/sh
+# ptxas 12.x as asked (relocatable, -c); keeps a copy of the PTX for the nvlink shim.
+real=$(dirname "$0")/ptxas.real
+ptx=""
+for a in "$@"; do
+  case "$a" in *.s|*.ptx) ptx="$a";; esac
+done
+"$real" "$@" || exit $?
+[ -n "$ptx" ] && cp "$ptx" "${SHIM_PTX:?}"
+exit 0
+SHIM
+cat > "$CUDA/bin/nvlink" <<'SHIM'
+#!/bin/sh
+# One relocatable cubin in (offload LTO: one whole device program): compiles the PTX that the
+# ptxas shim kept again, without -c, into the final image (CUDA 12 ELF layout).
+real=$(dirname "$0")/ptxas.real
+out=""; arch=sm_90; ins=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -o) out="$2"; shift 2;;
+    -arch) arch="$2"; shift 2;;
+    -L) shift 2;;
+    -*) shift;;
+    *) ins="$ins $1"; shift;;
+  esac
+done
+set -- $ins
+[ $# -eq 1 ] || { echo "nvlink shim: expected one cubin, got:$ins" >&2; exit 1; }
+[ -f "${SHIM_PTX:?}" ] || { echo "nvlink shim: no PTX kept for $1" >&2; exit 1; }
+exec "$real" -m64 -O3 --gpu-name "$arch" --output-file "$out" "$SHIM_PTX"
+SHIM
+chmod +x "$CUDA/bin/ptxas" "$CUDA/bin/nvlink"
 ln -sf "$N12/nvvm/libdevice/libdevice.10.bc" "$CUDA/nvvm/libdevice/libdevice.10.bc"
 echo "CUDA Version 12.6.0" > "$CUDA/version.txt"
 
-PATH="$CUDA/bin:$PATH" clang-19 -O3 -fopenmp -fopenmp-targets=nvptx64-nvidia-cuda \
-  --offload-arch=sm_90 --cuda-path="$CUDA" \
-  --libomptarget-nvptx-bc-path=/usr/lib/llvm-19/lib/libomptarget-nvptx-sm_90.bc \
+SHIM_PTX=$(mktemp --suffix=.ptx) PATH="$CUDA/bin:$PATH" clang-19 -O3 -fopenmp \
+  -fopenmp-targets=nvptx64-nvidia-cuda --offload-arch=sm_90 -foffload-lto --cuda-path="$CUDA" \
   "$ROOT/bench/llvm-openmp/epcc_target.cpp" -o "$OUT/epcc_target"
 # The same program with the device code kept as LLVM bitcode and compiled by libomptarget's JIT
 # at run time (PTX handed to the driver): no nvlink/ptxas image, a fallback if the ahead-of-time
 # image is refused ("No images found compatible with the installed hardware").
-PATH="$CUDA/bin:$PATH" clang-19 -O3 -fopenmp -fopenmp-targets=nvptx64-nvidia-cuda \
+SHIM_PTX=$(mktemp --suffix=.ptx) PATH="$CUDA/bin:$PATH" clang-19 -O3 -fopenmp -fopenmp-targets=nvptx64-nvidia-cuda \
   --offload-arch=sm_90 -foffload-lto -fopenmp-target-jit --cuda-path="$CUDA" \
   "$ROOT/bench/llvm-openmp/epcc_target.cpp" -o "$OUT/epcc_target_jit"
 

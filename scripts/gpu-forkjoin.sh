@@ -44,6 +44,7 @@ else
 fi
 echo "$(basename "$llvm")" >"$dest/LLVM_DIR_NAME"
 cp "$llvm/run.sh" "$dest/llvm-run.sh"
+cp "$llvm/epcc_target" "$dest/llvm-epcc_target"
 [[ -f "$llvm/epcc_target_jit" ]] && cp "$llvm/epcc_target_jit" "$dest/llvm-epcc_target_jit"
 git rev-parse HEAD >"$dest/COMMIT"
 cat >"$dest/run.sh" <<'RUN'
@@ -73,7 +74,7 @@ llvm_tmp=$(mktemp -d)
 tar -C "$llvm_tmp" -xJf "$here/llvm-openmp.tar.xz"
 llvm="$llvm_tmp/$(cat "$here/LLVM_DIR_NAME")"
 # A runner or the JIT build carried beside the packed comparator replaces the packed one.
-for f in run.sh epcc_target_jit; do
+for f in run.sh epcc_target epcc_target_jit; do
   [[ -f "$here/llvm-$f" ]] && cp "$here/llvm-$f" "$llvm/$f" && chmod +x "$llvm/$f"
 done
 llvm_ok=""
@@ -93,7 +94,7 @@ step bench-forkjoin 120 "$here/occupant" bench forkjoin --backend cuda --out "$r
 cat "$res/bench-forkjoin.log" >>"$sum"
 step bench-nested 150 "$here/occupant" bench nested --out "$res"
 cat "$res/bench-nested.log" >>"$sum"
-for tool in synccheck racecheck; do
+for tool in racecheck synccheck; do
   step "sanitizer-$tool-forkjoin" 60 compute-sanitizer --tool $tool "$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --out "$res/sanitizer-$tool"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error" "$res/sanitizer-$tool-forkjoin.log" | head -8 >>"$sum"
   step "sanitizer-$tool-semantics" 60 compute-sanitizer --tool $tool "$here/test-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1

@@ -129,7 +129,7 @@ struct Team {
     unsigned gen;           // forks so far, this one included
     void* payload;          // the region object, on the data-sharing stack
   } desc[2];
-  unsigned gen;             // forks so far (the master's count)
+  unsigned gen;             // forks before the serial code (the Master counts in a register)
   // Worksharing / reductions inside a region.
   unsigned long long dyn_next[2];   // dynamic schedule counters (double-buffered)
   unsigned long long red[2][MAX_WORKER_WARPS + 1];  // per-warp partials (double-buffered)
@@ -433,10 +433,17 @@ struct Plain<const T&> {
 template <class... Regions>
 class Master {
  public:
-  __device__ explicit Master(Team& team) : team_(team) {}
+  /// Takes the team's stack bounds and counters (set by setup() and run()) into registers:
+  /// only this thread changes them, so the fork path reads no shared word for its own state.
+  __device__ explicit Master(Team& team)
+      : team_(team), stack_(team.stack), spill_(team.spill), stack_bytes_(team.stack_bytes),
+        spill_bytes_(team.spill_bytes), sp_(team.sp), spill_sp_(team.spill_sp), gen_(team.gen),
+        workers_(team.workers) {}
 
   /// Worker threads in the pool (32 * worker warps): the most a region can have.
-  __device__ __forceinline__ unsigned max_threads() const { return team_.workers; }
+  __device__ __forceinline__ unsigned max_threads() const { return workers_; }
+  /// Forks so far (the next fork's descriptor slot is (forks() + 1) & 1).
+  __device__ __forceinline__ unsigned forks() const { return gen_; }
   /// Most bytes the data-sharing stack ever had in the global spill area.
   __device__ __forceinline__ unsigned spilled_bytes() const { return team_.spilled; }
 
@@ -446,15 +453,15 @@ class Master {
   template <class T>
   __device__ T* push(unsigned count = 1u) {
     const unsigned bytes = (unsigned)((sizeof(T) * count + 15u) & ~15ull);
-    if (team_.sp + bytes <= team_.stack_bytes) {
-      T* p = reinterpret_cast<T*>(team_.stack + team_.sp);
-      team_.sp += bytes;
+    if (sp_ + bytes <= stack_bytes_) {
+      T* p = reinterpret_cast<T*>(stack_ + sp_);
+      sp_ += bytes;
       return p;
     }
-    if (team_.spill != nullptr && team_.spill_sp + bytes <= team_.spill_bytes) {
-      T* p = reinterpret_cast<T*>(team_.spill + team_.spill_sp);
-      team_.spill_sp += bytes;
-      if (team_.spill_sp > team_.spilled) team_.spilled = team_.spill_sp;
+    if (spill_ != nullptr && spill_sp_ + bytes <= spill_bytes_) {
+      T* p = reinterpret_cast<T*>(spill_ + spill_sp_);
+      spill_sp_ += bytes;
+      if (spill_sp_ > team_.spilled) team_.spilled = spill_sp_;
       return p;
     }
     fail(team_);
@@ -462,12 +469,12 @@ class Master {
   }
   /// The stack's current top (shared and spill), for release().
   __device__ __forceinline__ unsigned long long mark() const {
-    return ((unsigned long long)team_.spill_sp << 32) | team_.sp;
+    return ((unsigned long long)spill_sp_ << 32) | sp_;
   }
   /// Frees everything pushed since `m` was taken.
   __device__ __forceinline__ void release(unsigned long long m) {
-    team_.sp = (unsigned)m;
-    team_.spill_sp = (unsigned)(m >> 32);
+    sp_ = (unsigned)m;
+    spill_sp_ = (unsigned)(m >> 32);
   }
 
   /// Forks a region of `num_threads` threads (clamped to 1 .. max_threads()) running a copy of
@@ -481,20 +488,20 @@ class Master {
                   "occ::fj: this region type is not in occ::fj::run<...>'s list");
     const unsigned id = 1u + detail::IndexOf<R, Regions...>::value;
     if (num_threads < 1u) num_threads = 1u;
-    if (num_threads > team_.workers) num_threads = team_.workers;
+    if (num_threads > workers_) num_threads = workers_;
     const unsigned long long m = mark();
     R* copy = push<R>(1u);
     if (copy == nullptr) return false;
     detail::copy_region(copy, &body);
     const unsigned warps = (num_threads + 31u) / 32u;
-    const unsigned gen = team_.gen + 1u;
+    const unsigned gen = gen_ + 1u;
     Team::Descriptor& d = team_.desc[gen & 1u];
     d.region = id;
     d.nthreads = num_threads;
     d.active_warps = warps;
     d.payload = copy;
     d.gen = gen;
-    team_.gen = gen;
+    gen_ = gen;
     team_.dyn_next[0] = 0ull;
     team_.dyn_next[1] = 0ull;
 #if OCC_FJ_DEBUG
@@ -505,7 +512,7 @@ class Master {
     // Fork: barrier.sync, not arrive. The pool is already waiting (the previous region's warps
     // went back to it right after the join), so waiting costs the master next to nothing, and
     // the hand-off is a barrier.sync on both sides, which racecheck recognises.
-    named_sync(POOL_BARRIER, team_.workers + WARP);
+    named_sync(POOL_BARRIER, workers_ + WARP);
     named_sync(JOIN_BARRIER, warps * WARP + WARP);  // join: the active warps only
     detail::copy_region(&body, copy);
     release(m);
@@ -546,6 +553,9 @@ class Master {
 
  private:
   Team& team_;
+  unsigned char* stack_;
+  unsigned char* spill_;
+  unsigned stack_bytes_, spill_bytes_, sp_, spill_sp_, gen_, workers_;
 };
 
 namespace detail {
@@ -629,7 +639,7 @@ __device__ void run(Team& team, Serial&& serial) {
     team.dbg_errors = 0u;
     Master<Regions...> m(team);
     serial(m);
-    team.desc[(team.gen + 1u) & 1u].region = 0u;  // the next fork's slot says: terminate
+    team.desc[(m.forks() + 1u) & 1u].region = 0u;  // the next fork's slot says: terminate
     named_sync(POOL_BARRIER, blockDim.x);           // terminate the pool
     return;
   }
