@@ -97,21 +97,6 @@ __device__ __forceinline__ void named_arrive(unsigned id, unsigned threads) {
   asm volatile("barrier.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
-/// `barrier.red.popc.u32 id, threads, pred` (non-aligned): a barrier that also returns, in
-/// every participant, how many participants arrived with `pred` true. The partial last warp's
-/// idle lanes learn through it that the region ended (no shared word read after a barrier that
-/// a writer may already have left: compute-sanitizer racecheck sees no hazard).
-__device__ __forceinline__ unsigned named_red_popc(unsigned id, unsigned threads, bool pred) {
-  unsigned r;
-  asm volatile(
-      "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %3, 0;\n\t"
-      "barrier.red.popc.u32 %0, %1, %2, p;\n\t}"
-      : "=r"(r)
-      : "r"(id), "r"(threads), "r"((unsigned)pred)
-      : "memory");
-  return r;
-}
-
 /// Cycle counter of the SM (clock64), for the benchmarks.
 __device__ __forceinline__ long long cycles() { return clock64(); }
 
@@ -131,6 +116,7 @@ struct Team {
   } desc[2];
   unsigned gen;             // forks before the serial code (the Master counts in a register)
   // Worksharing / reductions inside a region.
+  unsigned long long ending;        // (gen << 32) | index of the last team barrier of region gen
   unsigned long long dyn_next[2];   // dynamic schedule counters (double-buffered)
   unsigned long long red[2][MAX_WORKER_WARPS + 1];  // per-warp partials (double-buffered)
   // Data-sharing stack: shared memory first, then the global spill area.
@@ -180,21 +166,14 @@ class Thread {
   /// Barriers this thread passed in the region (the debug mode compares them at the join).
   __device__ __forceinline__ unsigned barriers_passed() const { return bars_; }
 
-  /// User barrier: named barrier 2 over the region's active warps only. In a region whose
-  /// last warp is partial, every team barrier is a `barrier.red.popc` with a false predicate
-  /// (the idle lanes of that warp wait on the same barrier; the region's end barrier is the one
-  /// with a true predicate).
+  /// User barrier: named barrier 2 over the region's active warps only.
   __device__ __forceinline__ void barrier() {
     ++bars_;
     if (n_ == 1u) return;
 #if OCC_FJ_DEBUG
     debug_barrier();
 #else
-    if ((n_ & 31u) == 0u) {
-      named_sync(TEAM_BARRIER, warps_ * WARP);
-    } else {
-      (void)named_red_popc(TEAM_BARRIER, warps_ * WARP, false);
-    }
+    named_sync(TEAM_BARRIER, warps_ * WARP);
 #endif
   }
 
@@ -573,7 +552,9 @@ __device__ void worker_loop(Team& team, unsigned tid) {
     const unsigned warps = d.active_warps;
     if (warp >= warps) continue;    // not needed: back to the pool at once
     const unsigned n = d.nthreads;
+    const unsigned gen = d.gen;
     void* const payload = d.payload;
+    (void)gen;  // (unused in the debug mode)
     if (tid < n) {
       Thread t(team, tid, n, 1u);
       const bool known = Dispatch<1u, Regions...>::call(id, payload, t);
@@ -586,10 +567,19 @@ __device__ void worker_loop(Team& team, unsigned tid) {
 #endif
 #if !OCC_FJ_DEBUG
       if ((n & 31u) != 0u) {
-        // A partial last warp: its idle lanes wait at the team barrier (below), passing it
-        // once per user barrier (barrier.red.popc with a false predicate); the region's end is
-        // one more team barrier where every active thread says true.
-        (void)named_red_popc(TEAM_BARRIER, warps * WARP, true);
+        // A partial last warp: its idle lanes wait at the team barrier (below) and pass it
+        // once per user barrier; tell them the region ended with one more team barrier.
+        // (gen, index of this final barrier): idle lanes compare it with their own count of
+        // passes, so an early look (after a user barrier) cannot mistake it for the end.
+        // (barrier.red.popc would carry this flag without a shared word, but it is illegal
+        // when the threads of a warp reach it from different places - measured on the H100:
+        // "illegal instruction", synccheck "divergent threads" - and here they must.)
+        if (tid == 0u) {
+          const unsigned long long e =
+              ((unsigned long long)gen << 32) | (unsigned long long)(t.barriers_passed() + 1u);
+          st_relaxed_cta(&team.ending, e);
+        }
+        named_sync(TEAM_BARRIER, warps * WARP);
       }
 #endif
     } else {
@@ -597,12 +587,15 @@ __device__ void worker_loop(Team& team, unsigned tid) {
       // ends, so that the active lanes of this warp see it arrive at each of theirs. (The
       // debug mode's software barrier counts threads, not warps: idle lanes take no part.)
 #if !OCC_FJ_DEBUG
-      while (named_red_popc(TEAM_BARRIER, warps * WARP, false) == 0u) {
+      for (unsigned passes = 1u;; ++passes) {
+        named_sync(TEAM_BARRIER, warps * WARP);
+        const unsigned long long e = ld_relaxed_cta(&team.ending);
+        if (e == (((unsigned long long)gen << 32) | passes)) break;
       }
 #endif
     }
     // The implicit barrier at the end: barrier.sync (not arrive) so that the hand-off of the
-    // region's writes to the master is a sync on both sides (racecheck-clean). The master is
+    // region's writes to the master is a sync on both sides (racecheck models it). The master is
     // already waiting there, so this costs the workers nothing.
     named_sync(JOIN_BARRIER, warps * WARP + WARP);
   }
@@ -631,6 +624,7 @@ __device__ void run(Team& team, Serial&& serial) {
     team.workers = master_warp * WARP;
     team.desc[0].region = team.desc[1].region = 0u;
     team.gen = 0u;
+    team.ending = 0ull;
     team.sp = 0u;
     team.spill_sp = 0u;
     team.spilled = 0u;
