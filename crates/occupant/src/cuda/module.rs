@@ -23,7 +23,7 @@ pub struct Module {
 
 pub(crate) struct Inner {
     pub(crate) gpu: Arc<Shared>,
-    cu: Arc<CudaModule>,
+    pub(crate) cu: Arc<CudaModule>,
     compiled: Arc<Compiled>,
     /// Device address of `occ_ctl` when the program includes watchdog.cuh.
     pub(crate) ctl: Option<u64>,

@@ -11,6 +11,7 @@
 #include "hierarchical_barrier.cuh"
 #include "mutex_block.cuh"
 #include "occupant_sync.cuh"
+#include "persistent.cuh"
 #include "poll.cuh"
 #include "sleeping_semaphore.cuh"
 #include "spin_backoff_mutex.cuh"
