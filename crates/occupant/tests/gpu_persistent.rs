@@ -1,4 +1,4 @@
-//! GPU tests of the persistent-kernel API (`PersistentProgram`, `occ::Persistent`) with every
+//! GPU tests of the persistent-kernel API (`PersistentProgram`, `occ::PersistentKernel`) with every
 //! barrier kind, and of the host-loop tools (`Gpu::capture`, `PinnedScalar`). Skips with one
 //! line without a GPU; fails instead under OCCUPANT_REQUIRE_GPU=1.
 
@@ -14,7 +14,7 @@ use occupant::cuda::{LaunchConfig, PersistentProgram};
 const SRC: &str = r#"#include <occupant.cuh>
 extern "C" __global__ void rounds(unsigned* data, unsigned n, unsigned rounds, unsigned* errors,
                                   unsigned* groups) {
-  occ::Persistent p;
+  occ::PersistentKernel p;
   if (!p.participating()) return;
   if (p.thread_id() == 0) *groups = p.num_groups();
   for (unsigned r = 1; r <= rounds; ++r) {

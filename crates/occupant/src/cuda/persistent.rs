@@ -1,12 +1,12 @@
 //! The persistent-kernel API: [`PersistentProgram`], "discover, then loop with barriers" in one
-//! host call. Device side: `occ::Persistent` (`device/persistent.cuh`, in `occupant.cuh`).
+//! host call. Device side: `occ::PersistentKernel` (`device/persistent.cuh`, in `occupant.cuh`).
 //!
 //! ```no_run
 //! use occupant::cuda::{Gpu, PersistentProgram};
 //! let gpu = Gpu::open(0)?;
 //! let src = r#"#include <occupant.cuh>
 //! extern "C" __global__ void count(unsigned* data, unsigned n) {
-//!   occ::Persistent p;
+//!   occ::PersistentKernel p;
 //!   if (!p.participating()) return;
 //!   for (unsigned it = 0; it < 10; ++it) {
 //!     for (unsigned i = p.thread_id(); i < n; i += p.num_threads()) data[i] += 1;
@@ -29,14 +29,14 @@ use cudarc::driver::sys::{self, CUresult};
 use cudarc::driver::DevicePtr;
 use serde::Serialize;
 
-/// Most participating blocks `occ::Persistent` holds barrier state for
+/// Most participating blocks `occ::PersistentKernel` holds barrier state for
 /// (`OCC_PERSISTENT_MAX_GROUPS` in persistent.cuh).
 pub const PERSISTENT_MAX_GROUPS: usize = 8192;
 
 /// Bytes of `occ_persistent` before the barrier words (the hint and its padding).
 const HEADER_BYTES: usize = 128;
 
-/// A program whose kernels use `occ::Persistent`, compiled for one GPU with one barrier.
+/// A program whose kernels use `occ::PersistentKernel`, compiled for one GPU with one barrier.
 #[derive(Clone, Debug)]
 pub struct PersistentProgram {
     module: Module,
@@ -54,7 +54,7 @@ pub struct PersistentReport {
     pub launched: usize,
     /// The occupancy API's bound passed to discovery as its hint.
     pub hint: u32,
-    /// The barrier `occ::Persistent::barrier` used.
+    /// The barrier `occ::PersistentKernel::barrier` used.
     pub barrier: BarrierKind,
     /// Host wall time from submitting to completion, µs.
     pub elapsed_us: f64,
@@ -99,7 +99,7 @@ impl PersistentProgram {
             }
             Err(e) if e.0 == CUresult::CUDA_ERROR_NOT_FOUND => {
                 return Err(Error::InvalidLaunch(format!(
-                    "program `{name}` defines no `occ_persistent`: include <occupant.cuh> and use occ::Persistent"
+                    "program `{name}` defines no `occ_persistent`: include <occupant.cuh> and use occ::PersistentKernel"
                 )))
             }
             Err(e) => return Err(driver_err("cuModuleGetGlobal(occ_persistent)", e)),
@@ -122,7 +122,7 @@ impl PersistentProgram {
         &self.module
     }
 
-    /// The barrier `occ::Persistent::barrier` uses.
+    /// The barrier `occ::PersistentKernel::barrier` uses.
     pub fn barrier(&self) -> BarrierKind {
         self.barrier
     }
@@ -160,7 +160,7 @@ impl PersistentProgram {
         };
         if launched > PERSISTENT_MAX_GROUPS {
             return Err(Error::InvalidLaunch(format!(
-                "persistent launch of `{kernel}` with {launched} blocks: occ::Persistent holds state for {PERSISTENT_MAX_GROUPS}"
+                "persistent launch of `{kernel}` with {launched} blocks: occ::PersistentKernel holds state for {PERSISTENT_MAX_GROUPS}"
             )));
         }
         let hint = self

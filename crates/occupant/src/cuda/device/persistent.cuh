@@ -1,9 +1,9 @@
-// occupant device library: occ::Persistent, the one object a persistent kernel needs —
+// occupant device library: occ::PersistentKernel, the one object a persistent kernel needs —
 // occupancy discovery (discovery.cuh) and the device's default inter-block barrier, bundled.
 // CPU twin: occupant::cpu (persistent API). Host side: occupant::cuda::PersistentProgram.
 //
 //   extern "C" __global__ void k(unsigned* data, unsigned n) {
-//     occ::Persistent p;                    // discovery: every thread of every block
+//     occ::PersistentKernel p;              // discovery: every thread of every block
 //     if (!p.participating()) return;       // non-participants leave at once
 //     for (unsigned it = 0; it < 100; ++it) {
 //       for (unsigned i = p.thread_id(); i < n; i += p.num_threads()) data[i] += 1;
@@ -62,13 +62,13 @@ typedef sync::HierarchicalBarrier PersistentBarrier;
 
 /// Discovery plus the default barrier. Construct it first thing in the kernel, in every thread
 /// of every block; leave at once when !participating().
-class Persistent {
+class PersistentKernel {
   Env env_;
   bool participating_;
   PersistentBarrier barrier_;
 
  public:
-  __device__ Persistent()
+  __device__ PersistentKernel()
       : env_(),
         participating_(discover(env_, Quiescent, ld_relaxed(&occ_persistent.hint))),
         barrier_(occ_persistent.barrier, env_) {}
