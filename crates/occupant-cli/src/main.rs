@@ -16,6 +16,7 @@ mod info;
 mod linear_plot;
 mod output_path;
 mod plot;
+mod run_cmd;
 mod stats;
 mod tour;
 
@@ -48,6 +49,8 @@ enum Command {
     /// Graphs: generate to a file, print statistics.
     #[command(subcommand)]
     Graph(graph_cmd::GraphCommand),
+    /// Run a graph application (bfs, sssp, sssp-worklist, color, mis, bc, pagerank, cc).
+    Run(run_cmd::RunArgs),
 }
 
 #[derive(Subcommand)]
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
         }
         Command::Discover(args) => cpu_discover::run(&args),
         Command::Graph(cmd) => graph_cmd::run(&cmd),
+        Command::Run(a) => run_cmd::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -7,6 +7,7 @@
 //! [`RunReport`]. [`prep`] holds the host-side preparation every backend does the same way
 //! (undirected graph, transpose, vertex priorities).
 
+pub mod cpu;
 pub mod cuda;
 mod kind;
 mod output;
@@ -16,6 +17,7 @@ mod report;
 mod variant;
 mod verify;
 
+pub use cpu::{run_cpu, run_cpu_with, CpuOptions};
 pub use cuda::run_cuda;
 pub use kind::AppKind;
 pub use output::AppOutput;
