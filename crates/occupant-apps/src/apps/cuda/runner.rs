@@ -2,7 +2,7 @@
 
 use super::device_graph::{DeviceGraph, DEFAULT_HEAVY_DEGREE};
 use super::programs::AppPrograms;
-use crate::apps::prep::{transpose, undirected, weights_or_unit};
+use crate::apps::prep::weights_or_unit;
 use crate::apps::{AppKind, AppOutput, AppParams, RunReport, Variant};
 use crate::graph::Csr;
 use occupant::cuda::{Arg, DeviceBuffer, Gpu, LaunchConfig, LaunchMode, PinnedScalar};
@@ -103,7 +103,11 @@ impl CudaInput {
                 )
             }
             AppKind::Cc => {
-                let u = undirected(g);
+                // Connectivity is all cc reads: the parallel symmetrisation (self-loops and
+                // duplicates dropped) has the components of prep::undirected.
+                let u = g
+                    .symmetrized(true, true)
+                    .map_err(|e| Error::Input(format!("cc: symmetrising the input: {e}")))?;
                 (
                     DeviceGraph::upload(gpu, &u, None, DEFAULT_HEAVY_DEGREE)?,
                     State::Cc {
@@ -114,7 +118,7 @@ impl CudaInput {
                 )
             }
             AppKind::PageRank => {
-                let t = transpose(g);
+                let t = g.transpose(); // parallel; keeps duplicate edges
                 let inv: Vec<f64> = (0..n)
                     .map(|u| match g.degree(u) {
                         0 => 0.0,
