@@ -2,6 +2,7 @@
 
 use super::exec_model::ExecModel;
 use super::group::{Group, GroupInfo, StackSource};
+use super::group_body::{GroupBody, GroupOutcome};
 use super::launch::Launch;
 use super::memory::LocalMemory;
 use super::quiet_panics::{self, RunningKernel};
@@ -183,6 +184,24 @@ impl Executor {
         I: Fn() -> L + Sync,
         F: Fn(&WorkItem<'_>, &L) + Sync,
     {
+        self.launch_body(launch, &init, &CoroutineBody(&kernel))
+    }
+
+    /// Runs `body` once per group of `launch` on the executor's compute units: the launch
+    /// machinery (validation, execution models, local memory, watchdog, failures) shared by the
+    /// coroutine form ([`launch_with`](Self::launch_with)) and the phased form
+    /// ([`launch_phased`](Self::launch_phased)).
+    pub(crate) fn launch_body<L, I, B>(
+        &self,
+        launch: &Launch,
+        init: &I,
+        body: &B,
+    ) -> Result<LaunchReport>
+    where
+        L: LocalMemory,
+        I: Fn() -> L + Sync,
+        B: GroupBody<L>,
+    {
         let range = launch.range;
         let model = launch.model.unwrap_or(self.config.model);
         let watchdog = launch.watchdog.unwrap_or(self.config.watchdog);
@@ -240,8 +259,8 @@ impl Executor {
             range,
             state: &state,
             seed,
-            init: &init,
-            kernel: &kernel,
+            init,
+            body,
             coroutine_groups: &coroutine_groups,
             units,
         };
@@ -322,23 +341,23 @@ impl Executor {
 }
 
 /// What the compute units of one launch share.
-struct LaunchRun<'a, I, F> {
+struct LaunchRun<'a, I, B> {
     exec: &'a Executor,
     range: NDRange,
     state: &'a LaunchState,
     seed: Option<u64>,
     init: &'a I,
-    kernel: &'a F,
+    body: &'a B,
     coroutine_groups: &'a AtomicUsize,
     /// Compute units of the launch: the most groups occupant at once.
     units: usize,
 }
 
-impl<L, I, F> LaunchRun<'_, I, F>
+impl<L, I, B> LaunchRun<'_, I, B>
 where
     L: LocalMemory,
     I: Fn() -> L + Sync,
-    F: Fn(&WorkItem<'_>, &L) + Sync,
+    B: GroupBody<L>,
 {
     /// Runs group `g` on this compute unit, turning its failure into the launch's.
     fn group(&self, g: usize, pool: &mut StackPool) {
@@ -377,9 +396,12 @@ where
             size: self.exec.config.stack_size,
             allocated: &self.exec.stacks_allocated,
         };
-        let group = Group::new(info, self.kernel, &local, stacks);
-        let outcome = catch_unwind(AssertUnwindSafe(|| group.run()));
-        if group.release_stacks() {
+        let GroupOutcome {
+            result: outcome,
+            coroutines,
+            current,
+        } = self.body.run_group(info, &local, stacks);
+        if coroutines {
             self.coroutine_groups.fetch_add(1, Ordering::Relaxed);
         }
         if let Err(payload) = outcome {
@@ -392,7 +414,7 @@ where
                 },
                 Err(p) => self.state.fail(Error::KernelPanic {
                     group: g,
-                    local: group.info.current.get(),
+                    local: current,
                     message: panic_message(&*p),
                 }),
             }
@@ -400,8 +422,29 @@ where
     }
 }
 
+/// The coroutine form: each group runs its work-items as [`Group`] does (a plain loop until
+/// the first barrier, coroutines after it).
+struct CoroutineBody<'k, F>(&'k F);
+
+impl<L, F> GroupBody<L> for CoroutineBody<'_, F>
+where
+    L: LocalMemory,
+    F: Fn(&WorkItem<'_>, &L) + Sync,
+{
+    fn run_group(&self, info: GroupInfo<'_>, local: &L, stacks: StackSource<'_>) -> GroupOutcome {
+        let group = Group::new(info, self.0, local, stacks);
+        let result = catch_unwind(AssertUnwindSafe(|| group.run()));
+        let coroutines = group.release_stacks();
+        GroupOutcome {
+            result,
+            coroutines,
+            current: group.info.current.get(),
+        }
+    }
+}
+
 /// The text of a panic payload.
-fn panic_message(p: &(dyn Any + Send)) -> String {
+pub(crate) fn panic_message(p: &(dyn Any + Send)) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = p.downcast_ref::<String>() {

@@ -13,8 +13,10 @@
 mod exec_model;
 mod executor;
 mod group;
+mod group_body;
 mod launch;
 mod memory;
+mod phased;
 mod quiet_panics;
 mod rng;
 mod stack_pool;
@@ -28,6 +30,7 @@ pub use exec_model::{available_cores, ExecModel};
 pub use executor::{Executor, ExecutorConfig, LaunchReport};
 pub use launch::Launch;
 pub use memory::{AtomicElement, GlobalBuffer, LocalArray, LocalMemory};
+pub use phased::{Item, PhasedGroup, Private};
 pub use quiet_panics::SHOW_KERNEL_PANICS_ENV;
 pub use wait::Wait;
 pub use watchdog::CpuWaiter;
