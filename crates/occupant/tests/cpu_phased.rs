@@ -344,3 +344,67 @@ fn phased_launches_use_no_coroutines() {
     assert_eq!(report.stacks_allocated, 0);
     assert_eq!(exec.stacks_allocated(), 0);
 }
+
+#[test]
+fn independent_groups_run_every_group_once_under_every_model() {
+    for model in all_models() {
+        for (groups, local) in [(1, 4), (7, 3), (200, 2)] {
+            let hits = GlobalBuffer::<u32>::new(groups * local);
+            let launch = Launch::new(NDRange::groups(groups, local).unwrap()).independent_groups();
+            let exec = Executor::new(model);
+            exec.launch(launch.range, |_| {}).unwrap();
+            exec.launch_with(
+                &launch,
+                || (),
+                |it, _| {
+                    hits.fetch_add(it.global_linear_id(), 1, Ordering::Relaxed);
+                },
+            )
+            .unwrap();
+            exec.launch_phased(
+                &launch,
+                || (),
+                |g, _| {
+                    g.items(|it| {
+                        hits.fetch_add(it.global_linear_id(), 1, Ordering::Relaxed);
+                    })
+                },
+            )
+            .unwrap();
+            assert!(
+                hits.to_vec().iter().all(|&h| h == 2),
+                "{model} {groups}x{local}"
+            );
+        }
+    }
+}
+
+#[test]
+fn groups_that_wait_for_a_batched_group_deadlock_with_an_error() {
+    // 64 groups on 2 compute units claim 2 groups at a time: group 0 waits for group 1, which
+    // sits behind it in the same batch. Without `independent_groups` the launch succeeds.
+    use occupant::cpu::Wait;
+    let run = |independent: bool| {
+        let flag = GlobalBuffer::<u32>::new(1);
+        let mut launch = Launch::new(NDRange::groups(64, 1).unwrap())
+            .model(ExecModel::OccupancyBound { compute_units: 2 })
+            .watchdog(Watchdog::default().with_timeout(Duration::from_millis(100)));
+        if independent {
+            launch = launch.independent_groups();
+        }
+        Executor::default().launch_phased(
+            &launch,
+            || (),
+            |g, _| match g.group_linear_id() {
+                0 => g
+                    .waiter()
+                    .spin_until("flag", || flag.load(0, Ordering::Acquire) == 1),
+                1 => flag.store(0, 1, Ordering::Release),
+                _ => {}
+            },
+        )
+    };
+    run(false).unwrap();
+    let e = run(true).unwrap_err();
+    assert!(matches!(e, Error::Deadlock { .. }), "{e}");
+}

@@ -249,6 +249,12 @@ impl Executor {
         let order: Option<Vec<usize>> = seed.map(|s| permutation(groups, s));
         let state = LaunchState::new(watchdog.timeout, seed.is_some());
         let next = AtomicUsize::new(0);
+        let batch =
+            if launch.independent_groups && matches!(model, ExecModel::OccupancyBound { .. }) {
+                (groups / units.saturating_mul(16)).max(1)
+            } else {
+                1
+            };
         let started = AtomicUsize::new(0);
         let coroutine_groups = AtomicUsize::new(0);
         let allocated_before = self.stacks_allocated();
@@ -277,24 +283,38 @@ impl Executor {
                         let _kernel = RunningKernel::enter();
                         let mut pool = self.take_pool();
                         gate.arrive_and_wait();
+                        // Counted here and added once: a shared counter per group would be
+                        // one more contended read-modify-write per group.
+                        let mut started_here = 0;
+                        // Groups claimed but not started yet: `batch` at a time (see
+                        // `Launch::independent_groups`), otherwise one.
+                        let (mut cur, mut end) = (0, 0);
                         loop {
                             if run.state.aborted() {
                                 break;
                             }
                             let i = match fixed {
                                 Some(u) => u,
-                                None => next.fetch_add(1, Ordering::Relaxed),
+                                None => {
+                                    if cur == end {
+                                        cur = next.fetch_add(batch, Ordering::Relaxed);
+                                        end = cur.saturating_add(batch).min(groups);
+                                    }
+                                    cur += 1;
+                                    cur - 1
+                                }
                             };
                             if i >= groups {
                                 break;
                             }
-                            started.fetch_add(1, Ordering::Relaxed);
+                            started_here += 1;
                             let g = order.as_ref().map_or(i, |o| o[i]);
                             run.group(g, &mut pool);
                             if fixed.is_some() {
                                 break;
                             }
                         }
+                        started.fetch_add(started_here, Ordering::Relaxed);
                         self.give_pool(pool);
                     });
                 match spawned {
@@ -361,7 +381,13 @@ where
 {
     /// Runs group `g` on this compute unit, turning its failure into the launch's.
     fn group(&self, g: usize, pool: &mut StackPool) {
-        let group_ids = delinearize(g, self.range.num_groups());
+        let num_groups = self.range.num_groups();
+        // 1-D launches skip the divisions (they are a visible part of a small group's cost).
+        let group_ids = if num_groups[1] == 1 && num_groups[2] == 1 {
+            [g, 0, 0]
+        } else {
+            delinearize(g, num_groups)
+        };
         let info = GroupInfo {
             range: self.range,
             group_linear: g,

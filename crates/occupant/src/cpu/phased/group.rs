@@ -194,14 +194,18 @@ impl<'g> PhasedGroup<'g> {
             k: 0,
         };
         if ly == 1 && lz == 1 {
+            // The global linear id is the loop's induction variable: a kernel's
+            // `global_linear_id() as u32` then vectorises as a 32-bit induction (LLVM narrows
+            // a truncated induction variable, not a truncated sum of one).
             let row = linearize([bx, by, bz], info.global_size);
-            for x in 0..lx {
+            for gl in row..row + lx {
+                let x = gl - row;
                 mark.k = x;
                 f(Item {
                     local_linear: x,
                     local: [x, 0, 0],
                     global: [bx + x, by, bz],
-                    global_linear: row + x,
+                    global_linear: gl,
                     brand: PhantomData,
                 });
             }
@@ -211,13 +215,14 @@ impl<'g> PhasedGroup<'g> {
         for z in 0..lz {
             for y in 0..ly {
                 let row = linearize([bx, by + y, bz + z], info.global_size);
-                for x in 0..lx {
+                for gl in row..row + lx {
+                    let x = gl - row;
                     mark.k = k + x;
                     f(Item {
                         local_linear: k + x,
                         local: [x, y, z],
                         global: [bx + x, by + y, bz + z],
-                        global_linear: row + x,
+                        global_linear: gl,
                         brand: PhantomData,
                     });
                 }
@@ -254,29 +259,39 @@ impl<'g> PhasedGroup<'g> {
         );
         let _phase = self.enter_phase();
         let info = self.info;
-        let [lx, _, _] = info.range.local_size();
+        let [lx, ly, _] = info.range.local_size();
         let [bx, by, bz] = info.global_base;
-        let ly = info.range.local_size()[1];
         let mut mark = CurrentOnUnwind {
             current: &info.current,
             k: 0,
         };
-        for (r, chunk) in data.chunks_exact_mut(lx).enumerate() {
-            let (y, z) = (r % ly, r / ly);
+        let (mut y, mut z, mut k) = (0, 0, 0);
+        for chunk in data.chunks_exact_mut(lx) {
             let row = linearize([bx, by + y, bz + z], info.global_size);
-            let k = r * lx;
-            for (x, slot) in chunk.iter_mut().enumerate() {
+            // The global linear id is the induction variable, as in `items`.
+            let base = chunk.as_mut_ptr();
+            for gl in row..row + lx {
+                let x = gl - row;
                 mark.k = k + x;
+                // SAFETY: `x < lx == chunk.len()` (`chunks_exact_mut`), and `slot` is the
+                // only reference to that element while `f` runs.
+                let slot = unsafe { &mut *base.add(x) };
                 f(
                     Item {
                         local_linear: k + x,
                         local: [x, y, z],
                         global: [bx + x, by + y, bz + z],
-                        global_linear: row + x,
+                        global_linear: gl,
                         brand: PhantomData,
                     },
                     slot,
                 );
+            }
+            k += lx;
+            y += 1;
+            if y == ly {
+                y = 0;
+                z += 1;
             }
         }
     }

@@ -161,7 +161,8 @@ impl Workload {
         form: Form,
         threads: usize,
     ) -> Result<()> {
-        let launch = Launch::new(kernel.range());
+        // No group waits for another (as OpenCL assumes): groups may be claimed in batches.
+        let launch = Launch::new(kernel.range()).independent_groups();
         let (input, out, plain) = (&self.input[..], &self.out_atomic, &mut self.out_plain[..]);
         if kernel == Kernel::Histogram {
             for i in 0..256 {
