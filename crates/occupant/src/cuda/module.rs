@@ -209,15 +209,16 @@ impl Module {
         let readback = ctl
             .map(|_| Pinned::new(super::watchdog::CONTROL_BYTES))
             .transpose()?;
+        // Without host-mapped memory (or an older device library) every launch reads occ_ctl
+        // back instead: slower, equally correct.
         let flag = match (ctl, global("occ_ctl_flag")?) {
-            (Some(_), Some((ptr, 8))) => {
-                let m = Mapped::new()?;
+            (Some(_), Some((ptr, 8))) => Mapped::new().ok().and_then(|m| {
                 let bytes = m.device_ptr().to_ne_bytes();
                 // SAFETY: occ_ctl_flag is an 8-byte device pointer; the copy completes here.
                 unsafe { cudarc::driver::result::memcpy_htod_sync(ptr, &bytes[..]) }
-                    .map_err(|e| driver_err("cuMemcpyHtoD(occ_ctl_flag)", e))?;
-                Some(m)
-            }
+                    .ok()
+                    .map(|_| m)
+            }),
             _ => None,
         };
         Ok(Module {
@@ -270,6 +271,13 @@ impl Module {
     /// launches report [`Error::Deadlock`].
     pub fn has_watchdog(&self) -> bool {
         self.inner.ctl.is_some()
+    }
+
+    /// True when the watchdog record is read back only after a launch whose wait expired (the
+    /// device raises a host-mapped flag); false when every launch reads it back (no
+    /// host-mapped memory) or the program has no watchdog.
+    pub fn watchdog_reads_on_expiry_only(&self) -> bool {
+        self.inner.flag.is_some()
     }
 
     /// Registers, spills and limits of `kernel`.

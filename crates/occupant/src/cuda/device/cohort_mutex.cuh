@@ -94,7 +94,10 @@ struct CohortMutex {
     }
     clustered = cluster_size() > 1u;
     if (clustered) cluster_sync(); else __syncthreads();
-    const unsigned base = cluster_map(&s_local, 0u);
+    // Without clusters the block's own shared::cta address (valid in the shared::cluster
+    // window) is used, so the lock works in any launch.
+    const unsigned base = clustered ? cluster_map(&s_local, 0u)
+                                    : (unsigned)__cvta_generic_to_shared(&s_local);
     l_ticket = base + 0u;  // Local::ticket
     l_turn = base + 4u;  // Local::turn
     l_gheld = base + 8u;  // Local::gheld

@@ -7,17 +7,21 @@
 // arrivals on many lines, keep the hops to two, and (Spread, Tree) give every group of pollers
 // its own release line.
 //
-//   GatherBarrier (occ::Prim 17)  arrival: red.release.gpu.add on bucket line g mod B
-//                                 (B = min(n, threads per block, OCC_COMBINE_LINES)); the
+//   GatherBarrier (occ::Prim 17)  one hop, for few blocks: arrival red.release.gpu.add on bucket
+//                                 line g mod B (B = min(n, threads per block, OCC_GATHER_LINES
+//                                 = 32)); then thread k < B of EVERY block polls bucket k
+//                                 (ld.acquire.gpu) until it holds the epoch times its share of
+//                                 the participants. No second hop, no gatherer; the polls grow
+//                                 as n * B, so it suits one block per SM, not full occupancy.
+//   SpreadBarrier (occ::Prim 18)  two hops, for many blocks: the same arrival on B =
+//                                 min(n, threads, OCC_COMBINE_LINES = 128) bucket lines; the
 //                                 gatherer (participant 0) polls all B buckets at once, one
-//                                 thread per bucket (ld.relaxed.gpu, then fence.acq_rel.gpu),
-//                                 __syncthreads, then st.release.gpu of the epoch to ONE
-//                                 release word polled by every other block (ld.acquire.gpu).
-//   SpreadBarrier (occ::Prim 18)  the same arrival and gather; the gatherer's thread k stores
-//                                 the epoch to release line k (B lines, 128 bytes apart), and
-//                                 block g polls line g mod B: at most ceil(n / B) pollers share
-//                                 a line (16 at 2112 blocks), so the release is one parallel
-//                                 burst of stores and one round trip, not a queue of 2112 loads.
+//                                 thread per bucket, __syncthreads, then thread k stores the
+//                                 epoch to release line k (st.release.gpu, B lines 128 bytes
+//                                 apart) and block g polls line g mod B: at most ceil(n / B)
+//                                 pollers share a line (17 at 2112 blocks), so the release is
+//                                 one parallel burst of stores and one round trip, not a queue
+//                                 of 2112 loads on one L2 slice.
 //   TreeBarrier (occ::Prim 16)    a combining tree whose leaves are SM-local: the blocks of one
 //                                 SM (%smid, read once at construction) meet on their SM's
 //                                 counter line (atom.acq_rel.gpu.add); the last of each SM
@@ -29,13 +33,14 @@
 //
 // All three use monotone epoch counters (compared with occ::epoch_diff), so nothing is reset
 // between barriers. Block semantics: every thread of every participating block calls wait();
-// one thread per block (the gatherer's block: one per bucket) touches inter-block state while
-// the others wait at __syncthreads. wait() returns false, in every thread, when the watchdog
+// one thread per block (Gather: one per bucket; Spread's gatherer: one per bucket) touches
+// inter-block state while the others wait at __syncthreads. wait() returns false, in every thread, when the watchdog
 // aborted the launch: leave the kernel. State: zeroed by the host before every launch
 // (occupant::cuda::sync::BarrierKind::state_words). A TreeBarrier's state serves one
 // TreeBarrier object per launch (its constructor registers blocks).
 //
-// Tunable: OCC_COMBINE_LINES (default 128) bucket/release lines of Gather/Spread;
+// Tunable: OCC_GATHER_LINES (default 32) bucket lines of Gather; OCC_COMBINE_LINES (default
+// 128) bucket/release lines of Spread;
 // OCC_TREE_SMS (default 256) SM lines of the tree (%smid is folded modulo it).
 #pragma once
 
@@ -44,6 +49,9 @@
 
 #ifndef OCC_COMBINE_LINES
 #define OCC_COMBINE_LINES 128
+#endif
+#ifndef OCC_GATHER_LINES
+#define OCC_GATHER_LINES 32
 #endif
 #ifndef OCC_TREE_SMS
 #define OCC_TREE_SMS 256
@@ -69,14 +77,6 @@ __device__ __forceinline__ void red_add_release(u32* p, u32 v) {
   asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
-/// Polls *w with ld.relaxed.gpu until it is at or after `target` (wrapping), then one
-/// fence.acq_rel.gpu: an acquire of the value seen. False if aborted or expired.
-__device__ __forceinline__ bool poll_at_least(unsigned prim, const u32* w, u32 target) {
-  const bool ok = poll_until(prim, [w, target] { return epoch_diff(ld_relaxed(w), target) >= 0; });
-  fence_acq_rel();
-  return ok;
-}
-
 /// Polls *w with ld.acquire.gpu until it is at or after `target`.
 __device__ __forceinline__ bool poll_acquire_at_least(unsigned prim, const u32* w, u32 target) {
   return poll_until(prim, [w, target] { return epoch_diff(ld_acquire(w), target) >= 0; });
@@ -86,26 +86,55 @@ __device__ __forceinline__ bool poll_acquire_at_least(unsigned prim, const u32* 
 
 namespace sync {
 
-/// Gather and Spread (see the top of this file); `spread` chooses the release.
-/// State: 2 * OCC_COMBINE_LINES lines (bucket lines, then release lines).
-struct GatherSpreadBarrier {
+/// GatherBarrier (see the top of this file): one hop. State: OCC_GATHER_LINES bucket lines.
+struct GatherBarrier {
+  u32* arrive;
+  u32 g;
+  u32 n;
+  u32 b;
+  u32 epoch;
+
+  __device__ GatherBarrier(u32* state, const Env& env)
+      : arrive(state), g(env.group_id), n(env.num_groups), epoch(0u) {
+    const u32 threads = local_count();
+    u32 lines = n < threads ? n : threads;
+    b = lines < (u32)OCC_GATHER_LINES ? lines : (u32)OCC_GATHER_LINES;
+    if (b == 0u) b = 1u;
+  }
+
+  __device__ __forceinline__ bool wait() {
+    using combining::kLine;
+    ++epoch;
+    const u32 e = epoch;
+    const unsigned t = local_linear_id();
+    __syncthreads();
+    bool ok = true;
+    if (t == 0u) combining::red_add_release(arrive + (g % b) * kLine, 1u);
+    // Bucket k receives one arrival per barrier from every participant h with h mod b == k.
+    if (t < b) {
+      const u32 per = n / b + (t < n % b ? 1u : 0u);
+      ok = combining::poll_acquire_at_least(Prim::GatherBarrier, arrive + t * kLine, e * per);
+    }
+    return __syncthreads_and(ok) != 0;
+  }
+};
+
+/// SpreadBarrier (see the top of this file). State: 2 * OCC_COMBINE_LINES lines (bucket
+/// lines, then release lines).
+struct SpreadBarrier {
   u32* arrive;
   u32* release;
   u32 g;
   u32 n;
   u32 b;
   u32 epoch;
-  unsigned prim;
-  bool spread;
 
-  __device__ GatherSpreadBarrier(u32* state, const Env& env, bool spread_release, unsigned primitive)
+  __device__ SpreadBarrier(u32* state, const Env& env)
       : arrive(state),
         release(state + OCC_COMBINE_LINES * combining::kLine),
         g(env.group_id),
         n(env.num_groups),
-        epoch(0u),
-        prim(primitive),
-        spread(spread_release) {
+        epoch(0u) {
     const u32 threads = local_count();
     u32 lines = n < threads ? n : threads;
     b = lines < (u32)OCC_COMBINE_LINES ? lines : (u32)OCC_COMBINE_LINES;
@@ -124,36 +153,20 @@ struct GatherSpreadBarrier {
       // from every participant h != 0 with h mod b == k.
       for (u32 k = t; k < b; k += local_count()) {
         const u32 per = n / b + (k < n % b ? 1u : 0u) - (k == 0u ? 1u : 0u);
-        if (per != 0u) ok &= combining::poll_at_least(prim, arrive + k * kLine, e * per);
+        if (per != 0u)
+          ok &= combining::poll_acquire_at_least(Prim::SpreadBarrier, arrive + k * kLine, e * per);
       }
       ok = __syncthreads_and(ok) != 0;
       if (!ok) return false;
-      if (spread) {
-        for (u32 k = t; k < b; k += local_count()) st_release(release + k * kLine, e);
-      } else if (t == 0u) {
-        st_release(release, e);
-      }
+      for (u32 k = t; k < b; k += local_count()) st_release(release + k * kLine, e);
       return true;
     }
     if (t == 0u) {
       combining::red_add_release(arrive + (g % b) * kLine, 1u);
-      const u32* w = release + (spread ? (g % b) * kLine : 0u);
-      ok = combining::poll_acquire_at_least(prim, w, e);
+      ok = combining::poll_acquire_at_least(Prim::SpreadBarrier, release + (g % b) * kLine, e);
     }
     return __syncthreads_and(ok) != 0;
   }
-};
-
-/// GatherBarrier: gathered arrivals, one release word.
-struct GatherBarrier : GatherSpreadBarrier {
-  __device__ GatherBarrier(u32* state, const Env& env)
-      : GatherSpreadBarrier(state, env, false, Prim::GatherBarrier) {}
-};
-
-/// SpreadBarrier: gathered arrivals, one release line per bucket.
-struct SpreadBarrier : GatherSpreadBarrier {
-  __device__ SpreadBarrier(u32* state, const Env& env)
-      : GatherSpreadBarrier(state, env, true, Prim::SpreadBarrier) {}
 };
 
 /// TreeBarrier: SM-local leaves, a root counter, one release line per SM.

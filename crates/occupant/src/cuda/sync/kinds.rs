@@ -62,10 +62,11 @@ kind_enum! {
         /// Combining tree with SM-local leaves (%smid counters), a root counter and one
         /// release line per SM (combining_barrier.cuh).
         Tree => "tree", "occ::sync::TreeBarrier", 16;
-        /// Arrivals on many bucket lines gathered by participant 0, one release word.
+        /// One hop: arrivals on up to 32 bucket lines, every block polls every bucket (one
+        /// thread per bucket); for few blocks.
         Gather => "gather", "occ::sync::GatherBarrier", 17;
-        /// Gathered arrivals and one release line per bucket (at most 16 pollers a line at
-        /// 2112 blocks).
+        /// Two hops: arrivals on up to 128 bucket lines gathered by participant 0, then one
+        /// release line per bucket (at most 17 pollers a line at 2112 blocks); for many.
         Spread => "spread", "occ::sync::SpreadBarrier", 18;
     }
 }
