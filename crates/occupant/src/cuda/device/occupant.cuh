@@ -7,6 +7,8 @@
 #include "watchdog.cuh"
 #include "atomic_barrier.cuh"
 #include "cluster.cuh"
+#include "cohort_mutex.cuh"
+#include "combining_barrier.cuh"
 #include "discovery.cuh"
 #include "hierarchical_barrier.cuh"
 #include "mutex_block.cuh"
