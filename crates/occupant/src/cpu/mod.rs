@@ -12,6 +12,7 @@
 
 mod exec_model;
 mod executor;
+pub mod forkjoin;
 mod group;
 mod group_body;
 mod launch;

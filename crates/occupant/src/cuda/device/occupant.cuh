@@ -10,6 +10,7 @@
 #include "cohort_mutex.cuh"
 #include "combining_barrier.cuh"
 #include "discovery.cuh"
+#include "forkjoin.cuh"
 #include "hierarchical_barrier.cuh"
 #include "mutex_block.cuh"
 #include "occupant_sync.cuh"
