@@ -14,15 +14,14 @@
 //                                 the participants. No second hop, no gatherer; the polls grow
 //                                 as n * B, so it suits one block per SM, not full occupancy.
 //   SpreadBarrier (occ::Prim 18)  two hops, for many blocks: the same arrival on B =
-//                                 min(n, threads, OCC_COMBINE_LINES = 64) bucket lines; warp 0
-//                                 of the gatherer (participant 0) polls all B buckets at once
-//                                 (lane k: buckets k, k + 32), __all_sync, one fence.acq_rel.gpu
-//                                 per lane, then the epoch is stored (st.relaxed.gpu: a release
-//                                 pattern) to release line k (B lines, 128 bytes apart) and
-//                                 block g polls line g mod B: at most ceil(n / B) pollers share
-//                                 a line (33 at 2112 blocks), so the release is one parallel
-//                                 burst of stores and one round trip, not a queue of 2112 loads
-//                                 on one L2 slice, and no block barrier sits between the hops.
+//                                 min(n, threads, OCC_COMBINE_LINES = 128) bucket lines; the
+//                                 gatherer (participant 0) polls all B buckets at once, one
+//                                 thread per bucket, __syncthreads, then thread k stores the
+//                                 epoch to release line k (st.release.gpu, B lines 128 bytes
+//                                 apart) and block g polls line g mod B: at most ceil(n / B)
+//                                 pollers share a line (17 at 2112 blocks), so the release is
+//                                 one parallel burst of stores and one round trip, not a queue
+//                                 of 2112 loads on one L2 slice.
 //   TreeBarrier (occ::Prim 16)    a combining tree whose leaves are SM-local: the blocks of one
 //                                 SM (%smid, read once at construction) meet on their SM's
 //                                 counter line (atom.acq_rel.gpu.add); the last of each SM
@@ -40,9 +39,8 @@
 // (occupant::cuda::sync::BarrierKind::state_words). A TreeBarrier's state serves one
 // TreeBarrier object per launch (its constructor registers blocks).
 //
-// Episodes end with one bar.sync and a shared "a thread failed" flag instead of a bar.red.
 // Tunable: OCC_GATHER_LINES (default 32) bucket lines of Gather; OCC_COMBINE_LINES (default
-// 64, at most 128) bucket/release lines of Spread;
+// 128) bucket/release lines of Spread;
 // OCC_TREE_SMS (default 256) SM lines of the tree (%smid is folded modulo it).
 #pragma once
 
@@ -50,7 +48,7 @@
 #include "poll.cuh"
 
 #ifndef OCC_COMBINE_LINES
-#define OCC_COMBINE_LINES 64
+#define OCC_COMBINE_LINES 128
 #endif
 #ifndef OCC_GATHER_LINES
 #define OCC_GATHER_LINES 32
@@ -79,28 +77,6 @@ __device__ __forceinline__ void red_add_release(u32* p, u32 v) {
   asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
-/// The block's "a thread failed" flag (one per block, in shared memory): set only when a wait
-/// failed, which happens only when the launch was aborted, after which every wait fails; so it
-/// is zeroed once per barrier object and never reset. Read after a plain bar.sync, it ends an
-/// episode with one barrier instead of a bar.red (cheaper in big blocks).
-__device__ __forceinline__ u32* fail_flag() {
-  __shared__ u32 s_fail;
-  return &s_fail;
-}
-
-/// Zeroes the flag: every thread of the block calls it (it ends with __syncthreads).
-__device__ __forceinline__ void clear_fail_flag() {
-  if (local_linear_id() == 0u) *fail_flag() = 0u;
-  __syncthreads();
-}
-
-/// The end of an episode: true in every thread iff `ok` in every thread.
-__device__ __forceinline__ bool block_all(bool ok) {
-  if (!ok) *fail_flag() = 1u;
-  __syncthreads();
-  return *fail_flag() == 0u;
-}
-
 /// Polls *w with ld.acquire.gpu until it is at or after `target`.
 __device__ __forceinline__ bool poll_acquire_at_least(unsigned prim, const u32* w, u32 target) {
   return poll_until(prim, [w, target] { return epoch_diff(ld_acquire(w), target) >= 0; });
@@ -118,14 +94,12 @@ struct GatherBarrier {
   u32 b;
   u32 epoch;
 
-  /// Every thread of the block calls it.
   __device__ GatherBarrier(u32* state, const Env& env)
       : arrive(state), g(env.group_id), n(env.num_groups), epoch(0u) {
     const u32 threads = local_count();
     u32 lines = n < threads ? n : threads;
     b = lines < (u32)OCC_GATHER_LINES ? lines : (u32)OCC_GATHER_LINES;
     if (b == 0u) b = 1u;
-    combining::clear_fail_flag();
   }
 
   __device__ __forceinline__ bool wait() {
@@ -141,7 +115,7 @@ struct GatherBarrier {
       const u32 per = n / b + (t < n % b ? 1u : 0u);
       ok = combining::poll_acquire_at_least(Prim::GatherBarrier, arrive + t * kLine, e * per);
     }
-    return combining::block_all(ok);
+    return __syncthreads_and(ok) != 0;
   }
 };
 
@@ -155,19 +129,16 @@ struct SpreadBarrier {
   u32 b;
   u32 epoch;
 
-  /// Every thread of the block calls it.
   __device__ SpreadBarrier(u32* state, const Env& env)
       : arrive(state),
-        release(state + 128u * combining::kLine),
+        release(state + OCC_COMBINE_LINES * combining::kLine),
         g(env.group_id),
         n(env.num_groups),
         epoch(0u) {
     const u32 threads = local_count();
     u32 lines = n < threads ? n : threads;
     b = lines < (u32)OCC_COMBINE_LINES ? lines : (u32)OCC_COMBINE_LINES;
-    if (b > 128u) b = 128u;  // the state holds 128 bucket and 128 release lines
     if (b == 0u) b = 1u;
-    combining::clear_fail_flag();
   }
 
   __device__ __forceinline__ bool wait() {
@@ -178,31 +149,23 @@ struct SpreadBarrier {
     __syncthreads();
     bool ok = true;
     if (g == 0u) {
-      // The gatherer: warp 0 only, so that gathering and releasing need no block barrier.
-      // Lane k watches buckets k, k + 32, ...; bucket k receives one arrival per barrier from
-      // every participant h != 0 with h mod b == k. Then one fence.acq_rel.gpu per lane and
-      // relaxed stores of the epoch: a release pattern.
-      const u32 threads = local_count();
-      if (t < 32u) {
-        for (u32 k = t; k < b; k += 32u) {
-          const u32 per = n / b + (k < n % b ? 1u : 0u) - (k == 0u ? 1u : 0u);
-          if (per != 0u)
-            ok &= combining::poll_acquire_at_least(Prim::SpreadBarrier, arrive + k * kLine, e * per);
-        }
-        const unsigned lanes = threads >= 32u ? 0xffffffffu : ((1u << threads) - 1u);
-        ok = __all_sync(lanes, ok) != 0;
-        if (ok) {
-          fence_acq_rel();
-          for (u32 k = t; k < b; k += 32u) st_relaxed(release + k * kLine, e);
-        }
+      // The gatherer: thread k watches bucket k. Bucket k receives one arrival per barrier
+      // from every participant h != 0 with h mod b == k.
+      for (u32 k = t; k < b; k += local_count()) {
+        const u32 per = n / b + (k < n % b ? 1u : 0u) - (k == 0u ? 1u : 0u);
+        if (per != 0u)
+          ok &= combining::poll_acquire_at_least(Prim::SpreadBarrier, arrive + k * kLine, e * per);
       }
-      return combining::block_all(ok);
+      ok = __syncthreads_and(ok) != 0;
+      if (!ok) return false;
+      for (u32 k = t; k < b; k += local_count()) st_release(release + k * kLine, e);
+      return true;
     }
     if (t == 0u) {
       combining::red_add_release(arrive + (g % b) * kLine, 1u);
       ok = combining::poll_acquire_at_least(Prim::SpreadBarrier, release + (g % b) * kLine, e);
     }
-    return combining::block_all(ok);
+    return __syncthreads_and(ok) != 0;
   }
 };
 
@@ -249,7 +212,6 @@ struct TreeBarrier {
     k = s_reg[2];
     sms = s_reg[3];
     __syncthreads();  // s_reg may be reused by another TreeBarrier
-    combining::clear_fail_flag();
   }
 
   __device__ __forceinline__ bool wait() {
@@ -272,7 +234,7 @@ struct TreeBarrier {
         ok = combining::poll_acquire_at_least(Prim::TreeBarrier, rel + leaf * kLine, e);
       }
     }
-    return combining::block_all(ok);
+    return __syncthreads_and(ok) != 0;
   }
 };
 
