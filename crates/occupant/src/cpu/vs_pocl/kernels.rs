@@ -355,16 +355,20 @@ impl Workload {
                     |g, _| {
                         let bx = (g.group_id(0) * 16) as isize - 1;
                         let by = (g.group_id(1) * 16) as isize - 1;
+                        let clamp = |v: isize| v.clamp(0, W as isize - 1) as usize;
+                        // The tile load is group code: one row copy per tile row (the clamped
+                        // columns only at the grid's left and right edges).
                         let mut tile = [0u32; 18 * 18];
-                        g.items(|it| {
-                            let mut j = it.local_linear_id();
-                            while j < 18 * 18 {
-                                let gx = (bx + (j % 18) as isize).clamp(0, W as isize - 1) as usize;
-                                let gy = (by + (j / 18) as isize).clamp(0, W as isize - 1) as usize;
-                                tile[j] = input[gy * W + gx];
-                                j += 256;
+                        for (r, row) in tile.chunks_exact_mut(18).enumerate() {
+                            let src = &input[clamp(by + r as isize) * W..][..W];
+                            if bx >= 0 && bx + 18 <= W as isize {
+                                row.copy_from_slice(&src[bx as usize..bx as usize + 18]);
+                            } else {
+                                for (c, t) in row.iter_mut().enumerate() {
+                                    *t = src[clamp(bx + c as isize)];
+                                }
                             }
-                        });
+                        }
                         // barrier
                         g.items(|it| {
                             let c = (it.local_id(1) + 1) * 18 + it.local_id(0) + 1;
