@@ -1,7 +1,7 @@
 //! The CPU executor: work-groups on a pool of compute units (OS threads).
 
 use super::exec_model::ExecModel;
-use super::group::{Group, GroupInfo, StackSource};
+use super::group::{self, Group, GroupInfo, StackSource, UnitCoroutines};
 use super::group_body::{GroupBody, GroupOutcome};
 use super::launch::Launch;
 use super::memory::LocalMemory;
@@ -289,6 +289,7 @@ impl Executor {
                         // Groups claimed but not started yet: `batch` at a time (see
                         // `Launch::independent_groups`), otherwise one.
                         let (mut cur, mut end) = (0, 0);
+                        let mut unit = B::Unit::default();
                         loop {
                             if run.state.aborted() {
                                 break;
@@ -309,11 +310,12 @@ impl Executor {
                             }
                             started_here += 1;
                             let g = order.as_ref().map_or(i, |o| o[i]);
-                            run.group(g, &mut pool);
+                            run.group(g, &mut pool, &mut unit);
                             if fixed.is_some() {
                                 break;
                             }
                         }
+                        run.body.finish_unit(unit, &mut pool);
                         started.fetch_add(started_here, Ordering::Relaxed);
                         self.give_pool(pool);
                     });
@@ -380,7 +382,7 @@ where
     B: GroupBody<L>,
 {
     /// Runs group `g` on this compute unit, turning its failure into the launch's.
-    fn group(&self, g: usize, pool: &mut StackPool) {
+    fn group(&self, g: usize, pool: &mut StackPool, unit: &mut B::Unit) {
         let num_groups = self.range.num_groups();
         // 1-D launches skip the divisions (they are a visible part of a small group's cost).
         let group_ids = if num_groups[1] == 1 && num_groups[2] == 1 {
@@ -426,7 +428,7 @@ where
             result: outcome,
             coroutines,
             current,
-        } = self.body.run_group(info, &local, stacks);
+        } = self.body.run_group(unit, info, &local, stacks);
         if coroutines {
             self.coroutine_groups.fetch_add(1, Ordering::Relaxed);
         }
@@ -449,7 +451,7 @@ where
 }
 
 /// The coroutine form: each group runs its work-items as [`Group`] does (a plain loop until
-/// the first barrier, coroutines after it).
+/// the first barrier, coroutines after it), on coroutines its compute unit keeps across groups.
 struct CoroutineBody<'k, F>(&'k F);
 
 impl<L, F> GroupBody<L> for CoroutineBody<'_, F>
@@ -457,15 +459,28 @@ where
     L: LocalMemory,
     F: Fn(&WorkItem<'_>, &L) + Sync,
 {
-    fn run_group(&self, info: GroupInfo<'_>, local: &L, stacks: StackSource<'_>) -> GroupOutcome {
-        let group = Group::new(info, self.0, local, stacks);
+    /// The compute unit's coroutines, reused by its groups (see [`group`]).
+    type Unit = UnitCoroutines;
+
+    fn run_group(
+        &self,
+        unit: &mut UnitCoroutines,
+        info: GroupInfo<'_>,
+        local: &L,
+        stacks: StackSource<'_>,
+    ) -> GroupOutcome {
+        let group = Group::new(info, self.0, local, stacks, std::mem::take(unit));
         let result = catch_unwind(AssertUnwindSafe(|| group.run()));
-        let coroutines = group.release_stacks();
+        let coroutines = group.release(result.is_ok(), unit);
         GroupOutcome {
             result,
             coroutines,
             current: group.info.current.get(),
         }
+    }
+
+    fn finish_unit(&self, unit: UnitCoroutines, pool: &mut StackPool) {
+        group::finish_unit(unit, pool);
     }
 }
 
