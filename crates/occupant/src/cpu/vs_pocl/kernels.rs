@@ -247,13 +247,15 @@ impl Workload {
                         v.copy_from_slice(&input[base..base + 1024]);
                         let mut s = [0u32; 1024];
                         for r in 0..64 {
-                            g.items(|it| s[it.local_linear_id() & 1023] = v[it]);
+                            // `items_with` hands each work-item its private element directly,
+                            // which keeps the loop free of reloads (and vectorised).
+                            g.items_with(&mut v, |it, v| s[it.local_linear_id() & 1023] = *v);
                             // barrier
-                            g.items(|it| {
+                            g.items_with(&mut v, |it, v| {
                                 let l = it.local_linear_id();
-                                v[it] = s[(l + 1) & 1023]
+                                *v = s[(l + 1) & 1023]
                                     .wrapping_mul(3)
-                                    .wrapping_add(v[it])
+                                    .wrapping_add(*v)
                                     .wrapping_add(r);
                             });
                             // barrier
