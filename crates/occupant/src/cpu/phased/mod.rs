@@ -210,3 +210,8 @@ where
         run_phased(info, |grp| (self.kernel)(grp, local, chunk))
     }
 }
+
+/// The examples of `docs/CPU-KERNEL-FORMS.md` compile and pass (checked as doctests).
+#[cfg(doctest)]
+#[doc = include_str!("../../../../../docs/CPU-KERNEL-FORMS.md")]
+struct CpuKernelFormsGuide;
