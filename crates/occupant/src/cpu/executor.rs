@@ -9,6 +9,7 @@ use super::quiet_panics::{self, RunningKernel};
 use super::rng::permutation;
 use super::stack_pool::StackPool;
 use super::start_gate::StartGate;
+use super::unit_threads::{UnitThreads, MAX_KEPT};
 use super::watchdog::{CpuWaiter, LaunchState, Unwind};
 use super::work_item::WorkItem;
 use crate::model::{delinearize, Error, NDRange, Result, Watchdog};
@@ -114,6 +115,8 @@ pub struct Executor {
     config: ExecutorConfig,
     pools: Mutex<Vec<StackPool>>,
     stacks_allocated: AtomicUsize,
+    /// Compute-unit threads kept for the next launch (joined when the executor drops).
+    unit_threads: Mutex<UnitThreads>,
 }
 
 impl Default for Executor {
@@ -151,6 +154,7 @@ impl Executor {
             config,
             pools: Mutex::new(Vec::new()),
             stacks_allocated: AtomicUsize::new(0),
+            unit_threads: Mutex::new(UnitThreads::default()),
         }
     }
 
@@ -271,66 +275,85 @@ impl Executor {
             units,
         };
         let gate = StartGate::default();
-        std::thread::scope(|s| {
-            let mut spawned_units = 0;
-            for unit in 0..units {
-                let (run, next, started, order, gate) = (&run, &next, &started, &order, &gate);
-                let fixed = (model == ExecModel::Fair).then_some(unit);
-                let spawned = std::thread::Builder::new()
-                    .name(format!("occupant-cu{unit}"))
-                    .stack_size(self.config.thread_stack_size)
-                    .spawn_scoped(s, move || {
-                        let _kernel = RunningKernel::enter();
-                        let mut pool = self.take_pool();
-                        gate.arrive_and_wait();
-                        // Counted here and added once: a shared counter per group would be
-                        // one more contended read-modify-write per group.
-                        let mut started_here = 0;
-                        // Groups claimed but not started yet: `batch` at a time (see
-                        // `Launch::independent_groups`), otherwise one.
-                        let (mut cur, mut end) = (0, 0);
-                        let mut unit = B::Unit::default();
-                        loop {
-                            if run.state.aborted() {
-                                break;
-                            }
-                            let i = match fixed {
-                                Some(u) => u,
-                                None => {
-                                    if cur == end {
-                                        cur = next.fetch_add(batch, Ordering::Relaxed);
-                                        end = cur.saturating_add(batch).min(groups);
-                                    }
-                                    cur += 1;
-                                    cur - 1
-                                }
-                            };
-                            if i >= groups {
-                                break;
-                            }
-                            started_here += 1;
-                            let g = order.as_ref().map_or(i, |o| o[i]);
-                            run.group(g, &mut pool, &mut unit);
-                            if fixed.is_some() {
-                                break;
-                            }
+        // What compute unit `unit` does: take groups until none is left.
+        let unit_loop = |unit: usize| {
+            let (run, next, started, order, gate) = (&run, &next, &started, &order, &gate);
+            let fixed = (model == ExecModel::Fair).then_some(unit);
+            let _kernel = RunningKernel::enter();
+            let mut pool = self.take_pool();
+            gate.arrive_and_wait();
+            // Counted here and added once: a shared counter per group would be
+            // one more contended read-modify-write per group.
+            let mut started_here = 0;
+            // Groups claimed but not started yet: `batch` at a time (see
+            // `Launch::independent_groups`), otherwise one.
+            let (mut cur, mut end) = (0, 0);
+            let mut unit = B::Unit::default();
+            loop {
+                if run.state.aborted() {
+                    break;
+                }
+                let i = match fixed {
+                    Some(u) => u,
+                    None => {
+                        if cur == end {
+                            cur = next.fetch_add(batch, Ordering::Relaxed);
+                            end = cur.saturating_add(batch).min(groups);
                         }
-                        run.body.finish_unit(unit, &mut pool);
-                        started.fetch_add(started_here, Ordering::Relaxed);
-                        self.give_pool(pool);
-                    });
-                match spawned {
-                    Ok(_) => spawned_units += 1,
-                    Err(e) => {
-                        state.fail(Error::Resource(format!(
-                            "could not start compute unit {unit} of {units}: {e}"
-                        )));
-                        break;
+                        cur += 1;
+                        cur - 1
                     }
+                };
+                if i >= groups {
+                    break;
+                }
+                started_here += 1;
+                let g = order.as_ref().map_or(i, |o| o[i]);
+                run.group(g, &mut pool, &mut unit);
+                if fixed.is_some() {
+                    break;
                 }
             }
-            gate.open_when_arrived(spawned_units);
+            run.body.finish_unit(unit, &mut pool);
+            started.fetch_add(started_here, Ordering::Relaxed);
+            self.give_pool(pool);
+        };
+        // Small launches run on the executor's kept threads (see `unit_threads`), unless
+        // another launch holds them.
+        let kept = if units <= MAX_KEPT {
+            self.unit_threads.try_lock().ok()
+        } else {
+            None
+        };
+        let ran_on_kept = kept.is_some_and(|mut threads| {
+            threads
+                .run(units, self.config.thread_stack_size, &unit_loop, || {
+                    gate.open_when_arrived(units)
+                })
+                .is_ok()
         });
+        if !ran_on_kept {
+            std::thread::scope(|s| {
+                let mut spawned_units = 0;
+                for unit in 0..units {
+                    let unit_loop = &unit_loop;
+                    let spawned = std::thread::Builder::new()
+                        .name(format!("occupant-cu{unit}"))
+                        .stack_size(self.config.thread_stack_size)
+                        .spawn_scoped(s, move || unit_loop(unit));
+                    match spawned {
+                        Ok(_) => spawned_units += 1,
+                        Err(e) => {
+                            state.fail(Error::Resource(format!(
+                                "could not start compute unit {unit} of {units}: {e}"
+                            )));
+                            break;
+                        }
+                    }
+                }
+                gate.open_when_arrived(spawned_units);
+            });
+        }
 
         let elapsed = t0.elapsed();
         let not_started = groups.saturating_sub(started.load(Ordering::Relaxed));
