@@ -1,6 +1,6 @@
 //! The applications benchmark (issue 10): apps × inputs × variants, `runs` timed runs each
 //! (min and median), every output verified, speedups of every variant over a baseline and
-//! their geometric means. Backend-neutral: [`bench`] takes the function that runs one
+//! their geometric means. Backend-neutral: [`bench()`] takes the function that runs one
 //! application; [`bench_cpu`] is the CPU backend's, and the CUDA backend passes its own
 //! (`occupant bench apps`). [`speedup_svg`](super::speedup_svg) draws the result.
 
