@@ -5,6 +5,7 @@ mod bench_primitives;
 mod cli_values;
 mod cpu_bench_primitives;
 mod cpu_discover;
+mod cpu_vs_pocl;
 mod cuda_bench_common;
 mod cuda_bench_discovery;
 mod cuda_bench_memory;
@@ -63,6 +64,8 @@ enum BenchCommand {
     Discovery(cuda_bench_discovery::DiscoveryBenchArgs),
     /// The memory-system microbenchmarks and the machine abstraction (CUDA).
     Memory(cuda_bench_memory::MemoryBenchArgs),
+    /// The CPU executor against PoCL on the same OpenCL kernels and thread count.
+    CpuVsPocl(cpu_vs_pocl::CpuVsPoclArgs),
 }
 
 fn main() -> ExitCode {
@@ -89,6 +92,7 @@ fn main() -> ExitCode {
         Command::Bench(BenchCommand::Primitives(a)) => bench_primitives::run(&a),
         Command::Bench(BenchCommand::Discovery(a)) => cuda_bench_discovery::run(&a),
         Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),
+        Command::Bench(BenchCommand::CpuVsPocl(a)) => cpu_vs_pocl::run(&a),
         Command::Discover(args) if args.backend == backend_arg::Backend::Cuda => {
             cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
         }

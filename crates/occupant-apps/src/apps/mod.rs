@@ -9,6 +9,7 @@
 
 pub mod bench;
 pub mod cpu;
+pub mod cuda;
 mod kind;
 mod output;
 mod params;
@@ -19,6 +20,7 @@ mod variant;
 mod verify;
 
 pub use cpu::{run_cpu, run_cpu_with, CpuOptions};
+pub use cuda::run_cuda;
 pub use kind::AppKind;
 pub use output::AppOutput;
 pub use params::AppParams;
