@@ -42,6 +42,8 @@ enum State {
         contrib: DeviceBuffer<f64>,
         inv_deg: DeviceBuffer<f64>,
         acc: DeviceBuffer<f64>,
+        /// L1 change of the ranks, per iteration mod 3.
+        l1: DeviceBuffer<f64>,
         init_rank: Vec<f64>,
         init_contrib: Vec<f64>,
         base: f64,
@@ -62,6 +64,7 @@ pub struct CudaInput {
     state: State,
     ctl: DeviceBuffer<u32>,
     flag: PinnedScalar<u32>,
+    l1: PinnedScalar<f64>,
 }
 
 impl CudaInput {
@@ -141,6 +144,7 @@ impl CudaInput {
                             gpu.upload(&inv)?
                         },
                         acc,
+                        l1: gpu.alloc_zeroed(3)?,
                         init_rank: vec![r0; nu],
                         init_contrib,
                         base: if n == 0 {
@@ -170,6 +174,7 @@ impl CudaInput {
             state,
             ctl: gpu.alloc_zeroed(CTL_WORDS)?,
             flag: gpu.pinned_scalar()?,
+            l1: gpu.pinned_scalar()?,
         })
     }
 
@@ -208,6 +213,7 @@ impl CudaInput {
                 rank,
                 contrib,
                 acc,
+                l1,
                 init_rank,
                 init_contrib,
                 ..
@@ -215,6 +221,7 @@ impl CudaInput {
                 rank.copy_from(init_rank)?;
                 contrib.copy_from(init_contrib)?;
                 acc.zero()?;
+                l1.zero()?;
             }
         }
         self.ctl.zero()?;
@@ -270,6 +277,7 @@ impl CudaInput {
                 contrib,
                 inv_deg,
                 acc,
+                l1,
                 base,
                 damping,
                 tolerance,
@@ -280,6 +288,7 @@ impl CudaInput {
                     Arg::from(contrib),
                     Arg::from(inv_deg),
                     Arg::from(acc),
+                    Arg::from(l1),
                 ]);
                 tail.extend([Arg::from(*base), Arg::from(*damping), Arg::from(*tolerance)]);
             }
@@ -372,13 +381,23 @@ impl CudaInput {
             for k in &kernels {
                 progs.host.enqueue(k, &cfg, &args)?;
             }
-            let changed = self.flag.read(&self.ctl, (it % 3) as usize)?;
+            let converged = self.converged(it)?;
             it += 1;
-            if changed == 0 || it >= bound {
+            if converged || it >= bound {
                 break;
             }
         }
         Ok((it, t0.elapsed().as_secs_f64()))
+    }
+
+    /// Whether iteration `it` ended the run (its flag stayed clear; pagerank: its L1 change is
+    /// at most the tolerance), read back.
+    fn converged(&self, it: u32) -> Result<bool> {
+        let slot = (it % 3) as usize;
+        match &self.state {
+            State::PageRank { l1, tolerance, .. } => Ok(self.l1.read(l1, slot)? <= *tolerance),
+            _ => Ok(self.flag.read(&self.ctl, slot)? == 0),
+        }
     }
 
     /// The loop body (phases + app_advance) captured once as a CUDA graph, replayed in
@@ -390,14 +409,25 @@ impl CudaInput {
         let kernels = self.step_kernels();
         let bound = self.bound();
         let args = self.args(u32::MAX);
-        let adv = [Arg::from(&self.ctl), Arg::from(bound)];
+        let (adv_kernel, adv) = match &self.state {
+            State::PageRank { l1, tolerance, .. } => (
+                "pagerank_advance",
+                vec![
+                    Arg::from(&self.ctl),
+                    Arg::from(l1),
+                    Arg::from(bound),
+                    Arg::from(*tolerance),
+                ],
+            ),
+            _ => ("app_advance", vec![Arg::from(&self.ctl), Arg::from(bound)]),
+        };
         let graph = self.gpu.capture(|| {
             for k in &kernels {
                 progs.host.enqueue(k, &cfg, &args)?;
             }
             progs
                 .host
-                .enqueue("app_advance", &LaunchConfig::plain(1, 32), &adv)?;
+                .enqueue(adv_kernel, &LaunchConfig::plain(1, 32), &adv)?;
             Ok(())
         })?;
         let t0 = Instant::now();
