@@ -62,7 +62,7 @@ pub struct RunArgs {
     /// CPU: work-items per group.
     #[arg(long, default_value_t = 1, value_parser = at_least_one::<usize>)]
     local_size: usize,
-    /// PageRank: stop when no rank moves by more than this.
+    /// PageRank: stop when the ranks move by at most this in L1 norm (sum of changes).
     #[arg(long, default_value_t = 1e-6)]
     tolerance: f64,
     /// PageRank: damping factor.
