@@ -1,6 +1,7 @@
 //! `occupant`: the command-line front end of the occupant toolkit.
 
 mod backend_arg;
+mod bench_apps;
 mod bench_primitives;
 mod cli_values;
 mod cpu_bench_primitives;
@@ -63,6 +64,8 @@ enum BenchCommand {
     Discovery(cuda_bench_discovery::DiscoveryBenchArgs),
     /// The memory-system microbenchmarks and the machine abstraction (CUDA).
     Memory(cuda_bench_memory::MemoryBenchArgs),
+    /// Graph applications, apps × inputs × variants: speedups over multi-kernel / multi-launch.
+    Apps(bench_apps::AppsBenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -89,6 +92,7 @@ fn main() -> ExitCode {
         Command::Bench(BenchCommand::Primitives(a)) => bench_primitives::run(&a),
         Command::Bench(BenchCommand::Discovery(a)) => cuda_bench_discovery::run(&a),
         Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),
+        Command::Bench(BenchCommand::Apps(a)) => bench_apps::run(&a),
         Command::Discover(args) if args.backend == backend_arg::Backend::Cuda => {
             cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
         }
