@@ -17,6 +17,11 @@ const K_DONE: usize = 4;
 const K_ITERS: usize = 5;
 const CTL_WORDS: usize = 8;
 
+/// Iterations captured per CUDA graph (the loop body unrolled; replays after the end are
+/// no-ops), and the most replays queued between two reads of the `done` word.
+const GRAPH_UNROLL: usize = 8;
+const GRAPH_MAX_BATCH: u64 = 16;
+
 /// The CUDA applications ported so far.
 pub const CUDA_APPS: [AppKind; 4] = [AppKind::Bfs, AppKind::Sssp, AppKind::Cc, AppKind::PageRank];
 
@@ -402,8 +407,9 @@ impl CudaInput {
         }
     }
 
-    /// The loop body (phases + app_advance) captured once as a CUDA graph, replayed in
-    /// batches; `done` is read back after each batch (replays after the end do nothing).
+    /// The loop body (phases + app_advance) captured once as a CUDA graph — unrolled
+    /// [`GRAPH_UNROLL`] times — and replayed in batches of up to [`GRAPH_MAX_BATCH`]; `done` is
+    /// read back after each batch (iterations after the end return at once).
     fn graph_replay(&self, progs: &AppPrograms) -> Result<(u32, f64)> {
         let tiles = self.input_vertices.div_ceil(32) as usize;
         let blocks = tiles.div_ceil(BLOCK_THREADS / 32).max(1);
@@ -424,12 +430,14 @@ impl CudaInput {
             _ => ("app_advance", vec![Arg::from(&self.ctl), Arg::from(bound)]),
         };
         let graph = self.gpu.capture(|| {
-            for k in &kernels {
-                progs.host.enqueue(k, &cfg, &args)?;
+            for _ in 0..GRAPH_UNROLL {
+                for k in &kernels {
+                    progs.host.enqueue(k, &cfg, &args)?;
+                }
+                progs
+                    .host
+                    .enqueue(adv_kernel, &LaunchConfig::plain(1, 32), &adv)?;
             }
-            progs
-                .host
-                .enqueue(adv_kernel, &LaunchConfig::plain(1, 32), &adv)?;
             Ok(())
         })?;
         let t0 = Instant::now();
@@ -443,12 +451,12 @@ impl CudaInput {
             if self.flag.read(&self.ctl, K_DONE)? != 0 {
                 break;
             }
-            if launched > u64::from(bound) + 64 {
+            if launched * GRAPH_UNROLL as u64 > u64::from(bound) + 64 {
                 return Err(Error::Input(format!(
                     "graph variant: no end after {launched} replays"
                 )));
             }
-            batch = (batch * 2).min(64);
+            batch = (batch * 2).min(GRAPH_MAX_BATCH);
         }
         let secs = t0.elapsed().as_secs_f64();
         Ok((self.flag.read(&self.ctl, K_ITERS)?, secs))
