@@ -19,8 +19,8 @@
 // Iteration control: ctl[0..3] are "changed" flags, ctl[it % 3] is set in iteration it, read
 // after the iteration's barrier (or launch), and ctl[(it + 1) % 3] is cleared during iteration
 // it (after every read of it in iteration it - 2 and before any write in it + 1): one barrier
-// per phase and no extra reset. ctl[kIter], ctl[kDone], ctl[kIters]: the graph variant's
-// device-side iteration count (app_advance), and every device loop's iteration count.
+// per phase and no extra reset. ctl[kIter], ctl[kDone], ctl[kIters] (words 32-34): the graph
+// variant's device-side iteration count (app_advance), and every device loop's iteration count.
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -28,7 +28,9 @@ typedef unsigned long long u64;
 #define OCC_APP_FULL 0xffffffffu
 #define OCC_APP_INF 0xffffffffu
 
-enum : u32 { kIter = 3, kDone = 4, kIters = 5, kCtlWords = 8 };
+// The iteration words sit on their own 128-byte line, away from the flags that every warp may
+// write during a phase (the graph variant's kernels read kIter / kDone in every thread).
+enum : u32 { kIter = 32, kDone = 33, kIters = 34, kCtlWords = 64 };
 enum : u32 { kChunk = 256 };
 
 struct Graph {
@@ -396,8 +398,9 @@ __device__ __forceinline__ bool host_iteration(u32* ctl, u32 it_param, u32& it) 
     it = it_param;
     return true;
   }
-  if (load_volatile(ctl + kDone) != 0u) return false;
-  it = load_volatile(ctl + kIter);
+  // Plain loads: kIter and kDone only change between kernels (app_advance).
+  if (ctl[kDone] != 0u) return false;
+  it = ctl[kIter];
   return true;
 }
 

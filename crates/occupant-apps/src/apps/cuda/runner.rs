@@ -12,10 +12,11 @@ use std::time::Instant;
 /// Threads per block of every CUDA application kernel.
 pub const BLOCK_THREADS: usize = 256;
 
-/// Control words (`ctl` in graph_apps.cu): flags 0..3, then iteration, done, iterations.
-const K_DONE: usize = 4;
-const K_ITERS: usize = 5;
-const CTL_WORDS: usize = 8;
+/// Control words (`ctl` in graph_apps.cu): flags 0..3; iteration, done, iterations at 32..35
+/// (their own 128-byte line).
+const K_DONE: usize = 33;
+const K_ITERS: usize = 34;
+const CTL_WORDS: usize = 64;
 
 /// Iterations captured per CUDA graph (the loop body unrolled; replays after the end are
 /// no-ops), and the most replays queued between two reads of the `done` word.
