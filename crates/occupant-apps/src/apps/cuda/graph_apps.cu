@@ -19,8 +19,8 @@
 // Iteration control: ctl[0..3] are "changed" flags, ctl[it % 3] is set in iteration it, read
 // after the iteration's barrier (or launch), and ctl[(it + 1) % 3] is cleared during iteration
 // it (after every read of it in iteration it - 2 and before any write in it + 1): one barrier
-// per phase and no extra reset. ctl[kIter], ctl[kDone], ctl[kIters]: the graph variant's
-// device-side iteration count (app_advance), and every device loop's iteration count.
+// per phase and no extra reset. ctl[kIter], ctl[kDone], ctl[kIters] (words 32-34): the graph
+// variant's device-side iteration count (app_advance), and every device loop's iteration count.
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -28,7 +28,9 @@ typedef unsigned long long u64;
 #define OCC_APP_FULL 0xffffffffu
 #define OCC_APP_INF 0xffffffffu
 
-enum : u32 { kIter = 3, kDone = 4, kIters = 5, kCtlWords = 8 };
+// The iteration words sit on their own 128-byte line, away from the flags that every warp may
+// write during a phase (the graph variant's kernels read kIter / kDone in every thread).
+enum : u32 { kIter = 32, kDone = 33, kIters = 34, kCtlWords = 64 };
 enum : u32 { kChunk = 256 };
 
 struct Graph {
@@ -257,8 +259,9 @@ __device__ __forceinline__ void cc_phase(const Graph& g, Grid gr, u32* label, u3
 // pagerank: Jacobi iteration r'(v) = base + d * sum_{u -> v} r(u) / deg(u), pulled over the
 // transpose (g here). contrib[p][u] = r(u) / outdeg(u) for the ranks of parity p. Phase 0 of
 // iteration it computes the tile vertices' new ranks and accumulates the heavy vertices' sums
-// (acc, one double per heavy vertex); phase 1 finishes the heavy vertices. A rank that moved by
-// more than tol sets the flag.
+// (acc, one double per heavy vertex); phase 1 finishes the heavy vertices. Every phase adds the
+// ranks' changes |r' - r| to l1[it % 3] (l1[(it + 1) % 3] is cleared in phase 0, as the flags);
+// the run stops after the first iteration whose L1 change is at most tol.
 
 struct PrSum {
   const u32* col;
@@ -268,26 +271,32 @@ struct PrSum {
   __device__ u32 value(u32) const { return 0u; }
 };
 
-__device__ __forceinline__ bool pr_update(u32 v, double sum, double* rank, double* contrib_next,
-                                          const double* inv_deg, double base, double d,
-                                          double tol) {
+__device__ __forceinline__ double pr_update(u32 v, double sum, double* rank, double* contrib_next,
+                                            const double* inv_deg, double base, double d) {
   const double r = base + d * sum;
   const double old = rank[v];
   rank[v] = r;
   contrib_next[v] = r * inv_deg[v];
-  return fabs(r - old) > tol;
+  return fabs(r - old);
+}
+
+/// Adds the warp's changes to l1[slot] (one atomic per warp).
+__device__ __forceinline__ void add_l1(double* l1, u32 slot, double delta) {
+#pragma unroll
+  for (u32 s = 16u; s != 0u; s >>= 1) delta += __shfl_down_sync(OCC_APP_FULL, delta, s);
+  if (lane_id() == 0u && delta != 0.0) atomicAdd(l1 + slot, delta);
 }
 
 __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank, double* contrib,
-                                          const double* inv_deg, double* acc, u32* ctl, u32 it,
-                                          double base, double d, double tol) {
-  clear_next(gr, ctl, it);
+                                          const double* inv_deg, double* acc, double* l1, u32 it,
+                                          double base, double d) {
+  if (gr.tid == 0u) ((volatile double*)l1)[(it + 1u) % 3u] = 0.0;
   const double* cur = contrib + (size_t)(it & 1u) * g.n;
   double* next = contrib + (size_t)((it + 1u) & 1u) * g.n;
   const u32 lane = lane_id();
   const u32 warp = gr.tid >> 5, nwarps = gr.nthreads >> 5;
   const u32 tiles = (g.n + 31u) >> 5;
-  bool changed = false;
+  double delta = 0.0;
   // Tiles: warp-cooperative pull with a segmented reduction per owner.
   for (u32 t = warp; t < tiles; t += nwarps) {
     const u32 v = (t << 5) + lane;
@@ -334,7 +343,7 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
       if (hit) sum += part;
     }
     if (v < g.n && mine) {
-      changed |= pr_update(v, sum, rank, next, inv_deg, base, d, tol);
+      delta += pr_update(v, sum, rank, next, inv_deg, base, d);
     }
   }
   // Heavy vertices: partial sums of their chunks, two owners at most per chunk.
@@ -365,20 +374,20 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
       }
     }
   }
-  flag_changed(ctl, it % 3u, changed);
+  add_l1(l1, it % 3u, delta);
 }
 
 __device__ __forceinline__ void pr_phase1(const Graph& g, Grid gr, double* rank, double* contrib,
-                                          const double* inv_deg, double* acc, u32* ctl, u32 it,
-                                          double base, double d, double tol) {
+                                          const double* inv_deg, double* acc, double* l1, u32 it,
+                                          double base, double d) {
   double* next = contrib + (size_t)((it + 1u) & 1u) * g.n;
-  bool changed = false;
+  double delta = 0.0;
   for (u32 h = gr.tid; h < g.nh; h += gr.nthreads) {
     const double sum = acc[h];
     acc[h] = 0.0;
-    changed |= pr_update(g.hv[h], sum, rank, next, inv_deg, base, d, tol);
+    delta += pr_update(g.hv[h], sum, rank, next, inv_deg, base, d);
   }
-  flag_changed(ctl, it % 3u, changed);
+  add_l1(l1, it % 3u, delta);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -389,8 +398,9 @@ __device__ __forceinline__ bool host_iteration(u32* ctl, u32 it_param, u32& it) 
     it = it_param;
     return true;
   }
-  if (load_volatile(ctl + kDone) != 0u) return false;
-  it = load_volatile(ctl + kIter);
+  // Plain loads: kIter and kDone only change between kernels (app_advance).
+  if (ctl[kDone] != 0u) return false;
+  it = ctl[kIter];
   return true;
 }
 
@@ -416,34 +426,47 @@ extern "C" __global__ void cc_step(GRAPH_PARAMS, u32* label, u32* stamp, u32* ct
 }
 
 extern "C" __global__ void pagerank_step0(GRAPH_PARAMS, double* rank, double* contrib,
-                                          const double* inv_deg, double* acc, u32* ctl,
-                                          u32 it_param, double base, double d, double tol) {
+                                          const double* inv_deg, double* acc, double* l1,
+                                          u32* ctl, u32 it_param, double base, double d,
+                                          double tol) {
   MAKE_GRAPH;
   u32 it;
   if (!host_iteration(ctl, it_param, it)) return;
-  pr_phase0(g, launch_grid(), rank, contrib, inv_deg, acc, ctl, it, base, d, tol);
+  pr_phase0(g, launch_grid(), rank, contrib, inv_deg, acc, l1, it, base, d);
 }
 
 extern "C" __global__ void pagerank_step1(GRAPH_PARAMS, double* rank, double* contrib,
-                                          const double* inv_deg, double* acc, u32* ctl,
-                                          u32 it_param, double base, double d, double tol) {
+                                          const double* inv_deg, double* acc, double* l1,
+                                          u32* ctl, u32 it_param, double base, double d,
+                                          double tol) {
   MAKE_GRAPH;
   u32 it;
   if (!host_iteration(ctl, it_param, it)) return;
-  pr_phase1(g, launch_grid(), rank, contrib, inv_deg, acc, ctl, it, base, d, tol);
+  pr_phase1(g, launch_grid(), rank, contrib, inv_deg, acc, l1, it, base, d);
 }
 
 /// Graph variant, one thread: ends the iteration ctl[kIter] (done when its flag is clear or
 /// max_iterations is reached), else moves to the next.
-extern "C" __global__ void app_advance(u32* ctl, u32 max_iterations) {
-  if (threadIdx.x != 0u || blockIdx.x != 0u || ctl[kDone] != 0u) return;
+__device__ __forceinline__ void advance(u32* ctl, u32 max_iterations, bool converged) {
   const u32 it = ctl[kIter];
-  if (ctl[it % 3u] == 0u || it + 1u >= max_iterations) {
+  if (converged || it + 1u >= max_iterations) {
     ctl[kIters] = it + 1u;
     ctl[kDone] = 1u;
   } else {
     ctl[kIter] = it + 1u;
   }
+}
+
+extern "C" __global__ void app_advance(u32* ctl, u32 max_iterations) {
+  if (threadIdx.x != 0u || blockIdx.x != 0u || ctl[kDone] != 0u) return;
+  advance(ctl, max_iterations, ctl[ctl[kIter] % 3u] == 0u);
+}
+
+/// The same for pagerank: converged when the iteration's L1 change is at most tol.
+extern "C" __global__ void pagerank_advance(u32* ctl, const double* l1, u32 max_iterations,
+                                            double tol) {
+  if (threadIdx.x != 0u || blockIdx.x != 0u || ctl[kDone] != 0u) return;
+  advance(ctl, max_iterations, l1[ctl[kIter] % 3u] <= tol);
 }
 
 #ifndef OCC_APP_HOST_LOOP
@@ -453,18 +476,22 @@ extern "C" __global__ void app_advance(u32* ctl, u32 max_iterations) {
 
 #include <occupant.cuh>
 
-/// Runs `phases` phases per iteration, each followed by a barrier, until the iteration's flag
-/// stays clear or max_iterations; records the iterations in ctl[kIters].
-template <class Sync, class Phase>
+/// Runs `phases` phases per iteration, each followed by a barrier, until converged(it) (default:
+/// the iteration's flag stayed clear) or max_iterations; records the iterations in ctl[kIters].
+struct FlagClear {
+  const u32* ctl;
+  __device__ bool operator()(u32 it) const { return load_volatile(ctl + it % 3u) == 0u; }
+};
+template <class Sync, class Phase, class Converged>
 __device__ __forceinline__ void device_loop(Sync& s, u32* ctl, u32 max_iterations, u32 phases,
-                                            Phase phase) {
+                                            Phase phase, Converged converged) {
   const Grid gr = {s.thread_id(), s.num_threads()};
   for (u32 it = 0u; it < max_iterations; ++it) {
     for (u32 p = 0u; p < phases; ++p) {
       phase(gr, it, p);
       if (!s.barrier()) return;
     }
-    if (load_volatile(ctl + it % 3u) == 0u || it + 1u == max_iterations) {
+    if (converged(it) || it + 1u == max_iterations) {
       if (gr.tid == 0u) ctl[kIters] = it + 1u;
       return;
     }
@@ -526,7 +553,8 @@ struct CoopSync {
 OCC_APP_KERNELS(bfs, P_BFS, O_BFS, {
   MAKE_GRAPH;
   device_loop(s, ctl, max_iterations, 1u,
-              [&](Grid gr, u32 it, u32) { bfs_phase(g, gr, level, ctl, it); });
+              [&](Grid gr, u32 it, u32) { bfs_phase(g, gr, level, ctl, it); },
+              FlagClear{ctl});
 })
 
 #define P_SSSP (GRAPH_PARAMS, u64* dist, u32* stamp, u32* ctl, u32 max_iterations)
@@ -534,7 +562,8 @@ OCC_APP_KERNELS(bfs, P_BFS, O_BFS, {
 OCC_APP_KERNELS(sssp, P_SSSP, O_SSSP, {
   MAKE_GRAPH;
   device_loop(s, ctl, max_iterations, 1u,
-              [&](Grid gr, u32 it, u32) { sssp_phase(g, gr, dist, stamp, ctl, it); });
+              [&](Grid gr, u32 it, u32) { sssp_phase(g, gr, dist, stamp, ctl, it); },
+              FlagClear{ctl});
 })
 
 #define P_CC (GRAPH_PARAMS, u32* label, u32* stamp, u32* ctl, u32 max_iterations)
@@ -542,21 +571,22 @@ OCC_APP_KERNELS(sssp, P_SSSP, O_SSSP, {
 OCC_APP_KERNELS(cc, P_CC, O_CC, {
   MAKE_GRAPH;
   device_loop(s, ctl, max_iterations, 1u,
-              [&](Grid gr, u32 it, u32) { cc_phase(g, gr, label, stamp, ctl, it); });
+              [&](Grid gr, u32 it, u32) { cc_phase(g, gr, label, stamp, ctl, it); },
+              FlagClear{ctl});
 })
 
 #define P_PR                                                                                     \
-  (GRAPH_PARAMS, double* rank, double* contrib, const double* inv_deg, double* acc, u32* ctl,     \
-   u32 max_iterations, double base, double d, double tol)
+  (GRAPH_PARAMS, double* rank, double* contrib, const double* inv_deg, double* acc, double* l1,   \
+   u32* ctl, u32 max_iterations, double base, double d, double tol)
 #define O_PR                                                                                     \
   (u32* barrier_state, GRAPH_PARAMS, double* rank, double* contrib, const double* inv_deg,        \
-   double* acc, u32* ctl, u32 max_iterations, double base, double d, double tol)
+   double* acc, double* l1, u32* ctl, u32 max_iterations, double base, double d, double tol)
 OCC_APP_KERNELS(pagerank, P_PR, O_PR, {
   MAKE_GRAPH;
   device_loop(s, ctl, max_iterations, nh != 0u ? 2u : 1u, [&](Grid gr, u32 it, u32 p) {
-    if (p == 0u) pr_phase0(g, gr, rank, contrib, inv_deg, acc, ctl, it, base, d, tol);
-    else pr_phase1(g, gr, rank, contrib, inv_deg, acc, ctl, it, base, d, tol);
-  });
+    if (p == 0u) pr_phase0(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d);
+    else pr_phase1(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d);
+  }, [&](u32 it) { return *(const volatile double*)(l1 + it % 3u) <= tol; });
 })
 
 #endif  // OCC_APP_HOST_LOOP

@@ -17,10 +17,15 @@
 //! # Ok::<(), occupant::Error>(())
 //! ```
 
+pub mod bench;
 mod device_graph;
 mod programs;
 mod runner;
 
+pub use bench::{
+    bench_cuda, bench_source, load_inputs, matches, CudaBenchResults, PreparedInfo, CUDA_INPUTS,
+    CUDA_QUICK_INPUTS,
+};
 pub use device_graph::{DeviceGraph, CHUNK, DEFAULT_HEAVY_DEGREE};
 pub use programs::{toolkit_include, AppPrograms, GRAPH_APPS_CU};
 pub use runner::{run_cuda, CudaInput, BLOCK_THREADS, CUDA_APPS};

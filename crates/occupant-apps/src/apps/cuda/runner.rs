@@ -12,15 +12,23 @@ use std::time::Instant;
 /// Threads per block of every CUDA application kernel.
 pub const BLOCK_THREADS: usize = 256;
 
-/// Control words (`ctl` in graph_apps.cu): flags 0..3, then iteration, done, iterations.
-const K_DONE: usize = 4;
-const K_ITERS: usize = 5;
-const CTL_WORDS: usize = 8;
+/// Control words (`ctl` in graph_apps.cu): flags 0..3; iteration, done, iterations at 32..35
+/// (their own 128-byte line).
+const K_DONE: usize = 33;
+const K_ITERS: usize = 34;
+const CTL_WORDS: usize = 64;
+
+/// Iterations captured per CUDA graph (the loop body unrolled; replays after the end are
+/// no-ops), and the most replays queued between two reads of the `done` word.
+const GRAPH_UNROLL: usize = 8;
+const GRAPH_MAX_BATCH: u64 = 16;
 
 /// The CUDA applications ported so far.
 pub const CUDA_APPS: [AppKind; 4] = [AppKind::Bfs, AppKind::Sssp, AppKind::Cc, AppKind::PageRank];
 
-/// Per-application device state, allocated once per input and re-initialised before each run.
+/// Per-application device state, allocated once per input and re-initialised before each run
+/// (one per input: the size difference of the variants does not matter).
+#[allow(clippy::large_enum_variant)]
 enum State {
     Bfs {
         level: DeviceBuffer<u32>,
@@ -42,6 +50,8 @@ enum State {
         contrib: DeviceBuffer<f64>,
         inv_deg: DeviceBuffer<f64>,
         acc: DeviceBuffer<f64>,
+        /// L1 change of the ranks, per iteration mod 3.
+        l1: DeviceBuffer<f64>,
         init_rank: Vec<f64>,
         init_contrib: Vec<f64>,
         base: f64,
@@ -62,6 +72,7 @@ pub struct CudaInput {
     state: State,
     ctl: DeviceBuffer<u32>,
     flag: PinnedScalar<u32>,
+    l1: PinnedScalar<f64>,
 }
 
 impl CudaInput {
@@ -141,6 +152,7 @@ impl CudaInput {
                             gpu.upload(&inv)?
                         },
                         acc,
+                        l1: gpu.alloc_zeroed(3)?,
                         init_rank: vec![r0; nu],
                         init_contrib,
                         base: if n == 0 {
@@ -170,6 +182,7 @@ impl CudaInput {
             state,
             ctl: gpu.alloc_zeroed(CTL_WORDS)?,
             flag: gpu.pinned_scalar()?,
+            l1: gpu.pinned_scalar()?,
         })
     }
 
@@ -208,6 +221,7 @@ impl CudaInput {
                 rank,
                 contrib,
                 acc,
+                l1,
                 init_rank,
                 init_contrib,
                 ..
@@ -215,6 +229,7 @@ impl CudaInput {
                 rank.copy_from(init_rank)?;
                 contrib.copy_from(init_contrib)?;
                 acc.zero()?;
+                l1.zero()?;
             }
         }
         self.ctl.zero()?;
@@ -270,6 +285,7 @@ impl CudaInput {
                 contrib,
                 inv_deg,
                 acc,
+                l1,
                 base,
                 damping,
                 tolerance,
@@ -280,6 +296,7 @@ impl CudaInput {
                     Arg::from(contrib),
                     Arg::from(inv_deg),
                     Arg::from(acc),
+                    Arg::from(l1),
                 ]);
                 tail.extend([Arg::from(*base), Arg::from(*damping), Arg::from(*tolerance)]);
             }
@@ -372,17 +389,28 @@ impl CudaInput {
             for k in &kernels {
                 progs.host.enqueue(k, &cfg, &args)?;
             }
-            let changed = self.flag.read(&self.ctl, (it % 3) as usize)?;
+            let converged = self.converged(it)?;
             it += 1;
-            if changed == 0 || it >= bound {
+            if converged || it >= bound {
                 break;
             }
         }
         Ok((it, t0.elapsed().as_secs_f64()))
     }
 
-    /// The loop body (phases + app_advance) captured once as a CUDA graph, replayed in
-    /// batches; `done` is read back after each batch (replays after the end do nothing).
+    /// Whether iteration `it` ended the run (its flag stayed clear; pagerank: its L1 change is
+    /// at most the tolerance), read back.
+    fn converged(&self, it: u32) -> Result<bool> {
+        let slot = (it % 3) as usize;
+        match &self.state {
+            State::PageRank { l1, tolerance, .. } => Ok(self.l1.read(l1, slot)? <= *tolerance),
+            _ => Ok(self.flag.read(&self.ctl, slot)? == 0),
+        }
+    }
+
+    /// The loop body (phases + app_advance) captured once as a CUDA graph — unrolled
+    /// [`GRAPH_UNROLL`] times — and replayed in batches of up to [`GRAPH_MAX_BATCH`]; `done` is
+    /// read back after each batch (iterations after the end return at once).
     fn graph_replay(&self, progs: &AppPrograms) -> Result<(u32, f64)> {
         let tiles = self.input_vertices.div_ceil(32) as usize;
         let blocks = tiles.div_ceil(BLOCK_THREADS / 32).max(1);
@@ -390,14 +418,27 @@ impl CudaInput {
         let kernels = self.step_kernels();
         let bound = self.bound();
         let args = self.args(u32::MAX);
-        let adv = [Arg::from(&self.ctl), Arg::from(bound)];
+        let (adv_kernel, adv) = match &self.state {
+            State::PageRank { l1, tolerance, .. } => (
+                "pagerank_advance",
+                vec![
+                    Arg::from(&self.ctl),
+                    Arg::from(l1),
+                    Arg::from(bound),
+                    Arg::from(*tolerance),
+                ],
+            ),
+            _ => ("app_advance", vec![Arg::from(&self.ctl), Arg::from(bound)]),
+        };
         let graph = self.gpu.capture(|| {
-            for k in &kernels {
-                progs.host.enqueue(k, &cfg, &args)?;
+            for _ in 0..GRAPH_UNROLL {
+                for k in &kernels {
+                    progs.host.enqueue(k, &cfg, &args)?;
+                }
+                progs
+                    .host
+                    .enqueue(adv_kernel, &LaunchConfig::plain(1, 32), &adv)?;
             }
-            progs
-                .host
-                .enqueue("app_advance", &LaunchConfig::plain(1, 32), &adv)?;
             Ok(())
         })?;
         let t0 = Instant::now();
@@ -411,12 +452,12 @@ impl CudaInput {
             if self.flag.read(&self.ctl, K_DONE)? != 0 {
                 break;
             }
-            if launched > u64::from(bound) + 64 {
+            if launched * GRAPH_UNROLL as u64 > u64::from(bound) + 64 {
                 return Err(Error::Input(format!(
                     "graph variant: no end after {launched} replays"
                 )));
             }
-            batch = (batch * 2).min(64);
+            batch = (batch * 2).min(GRAPH_MAX_BATCH);
         }
         let secs = t0.elapsed().as_secs_f64();
         Ok((self.flag.read(&self.ctl, K_ITERS)?, secs))
