@@ -4,3 +4,4 @@
 
 pub mod apps;
 pub mod graph;
+pub mod nested;

@@ -13,6 +13,7 @@ mod cuda_bench_memory;
 mod cuda_bench_primitives;
 mod cuda_info;
 mod cuda_launch_bench;
+mod forkjoin_cmd;
 mod graph_cmd;
 mod info;
 mod linear_plot;
@@ -69,6 +70,10 @@ enum BenchCommand {
     CpuVsPocl(cpu_vs_pocl::CpuVsPoclArgs),
     /// Graph applications, apps × inputs × variants: speedups over multi-kernel / multi-launch.
     Apps(bench_apps::AppsBenchArgs),
+    /// Fork-join construct overheads (EPCC syncbench, Bull's method): `--backend cpu|cuda`.
+    Forkjoin(forkjoin_cmd::ForkjoinArgs),
+    /// The nested-parallelism suite: SPMD vs fork-join nested kernels (CUDA).
+    Nested(forkjoin_cmd::NestedArgs),
 }
 
 fn main() -> ExitCode {
@@ -97,6 +102,8 @@ fn main() -> ExitCode {
         Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),
         Command::Bench(BenchCommand::CpuVsPocl(a)) => cpu_vs_pocl::run(&a),
         Command::Bench(BenchCommand::Apps(a)) => bench_apps::run(&a),
+        Command::Bench(BenchCommand::Forkjoin(a)) => forkjoin_cmd::run_forkjoin(&a),
+        Command::Bench(BenchCommand::Nested(a)) => forkjoin_cmd::run_nested(&a),
         Command::Discover(args) if args.backend == backend_arg::Backend::Cuda => {
             cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
         }

@@ -24,6 +24,7 @@ mod args;
 mod buffer;
 mod cache;
 mod compile;
+pub mod forkjoin;
 mod gpu;
 mod headers;
 mod host_loop;

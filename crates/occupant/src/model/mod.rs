@@ -1,6 +1,7 @@
 //! The backend-neutral vocabulary: launch shapes, work-item ids, errors, watchdog settings.
 
 mod error;
+pub mod forkjoin;
 mod ndrange;
 mod shape_table;
 mod watchdog;
