@@ -14,6 +14,7 @@ mod cuda_launch_bench;
 mod graph_cmd;
 mod info;
 mod linear_plot;
+mod multitask_cmd;
 mod output_path;
 mod plot;
 mod stats;
@@ -48,6 +49,8 @@ enum Command {
     /// Graphs: generate to a file, print statistics.
     #[command(subcommand)]
     Graph(graph_cmd::GraphCommand),
+    /// Cooperative kernels (seed 000 §5): a cooperative app lends compute units to a periodic other launch.
+    Multitask(multitask_cmd::MultitaskArgs),
 }
 
 #[derive(Subcommand)]
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
         }
         Command::Discover(args) => cpu_discover::run(&args),
         Command::Graph(cmd) => graph_cmd::run(&cmd),
+        Command::Multitask(a) => multitask_cmd::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

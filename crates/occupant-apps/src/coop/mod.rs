@@ -1,6 +1,7 @@
 //! Cooperative-kernel applications (seed 000 Table 1): the work-stealing apps with
 //! `offer_kill`/`request_fork` at the top of their main loop, each also runnable as a plain
-//! persistent kernel (the non-cooperative baseline), with sequential references.
+//! persistent kernel (the non-cooperative baseline), with sequential references; and the
+//! multitasking experiment of seed 000 §5 ([`multitask`]).
 //!
 //! ```
 //! use occupant::cpu::coop::{CoopConfig, CoopScheduler};
@@ -15,6 +16,7 @@
 //! ```
 
 pub mod game;
+pub mod multitask;
 
 pub mod octree;
 mod steal;

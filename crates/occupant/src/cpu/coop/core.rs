@@ -54,6 +54,8 @@ pub struct Units {
     pub lent: usize,
     /// Asked for by launches still gathering.
     pub wanted: usize,
+    /// Whether a cooperative kernel is running.
+    pub running: bool,
 }
 
 /// Why a cooperative kernel could not begin.
@@ -294,6 +296,7 @@ impl CoopCore {
             held: st.held(),
             lent: st.lent,
             wanted: st.wanted,
+            running: st.running,
         }
     }
 
