@@ -54,6 +54,9 @@ pub struct MultitaskArgs {
     /// How long a request may wait for its units, ms.
     #[arg(long, default_value = "2000", value_parser = at_least_one::<u64>)]
     pub gather_timeout_ms: u64,
+    /// Least kernel time of each co-run, ms (the app runs back to back until it is covered).
+    #[arg(long, default_value = "3000", value_parser = at_least_one::<u64>)]
+    pub corun_ms: u64,
     /// Write the results as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -102,6 +105,7 @@ pub fn run(a: &MultitaskArgs) -> Result<(), String> {
         units: a.units,
         repeats: a.repeats,
         gather_timeout: Duration::from_millis(a.gather_timeout_ms),
+        min_corun: Duration::from_millis(a.corun_ms),
     };
     let result =
         multitask::run(&cfg, &|s| eprintln!("multitask: {s}")).map_err(|e| e.to_string())?;
@@ -132,10 +136,11 @@ fn print_result(r: &MultitaskResult) {
         println!("matmul for {w}: n = {n}, {ms:.2} ms on all units");
     }
     println!(
-        "{:<7} {:<12} {:>5} {:>5} {:>12} {:>11} {:>10} {:>11} {:>9} {:>9} {:>6} {:>6}",
+        "{:<7} {:<12} {:>5} {:>5} {:>5} {:>12} {:>11} {:>10} {:>11} {:>9} {:>9} {:>6} {:>6}",
         "load",
         "share",
         "units",
+        "runs",
         "reqs",
         "gather_med",
         "exec_med",
@@ -147,15 +152,13 @@ fn print_result(r: &MultitaskResult) {
         "forks"
     );
     for c in &r.coruns {
-        let (k, f) = c
-            .report
-            .as_ref()
-            .map_or((0, 0), |r| (r.stats.kills, r.stats.forked_groups));
+        let (k, f) = (c.kills, c.forked_groups);
         println!(
-            "{:<7} {:<12} {:>5} {:>5} {:>10.0}µs {:>9.0}µs {:>9.0}% {:>11.1} {:>9.3} {:>9.3} {:>6} {:>6}",
+            "{:<7} {:<12} {:>5} {:>5} {:>5} {:>10.0}µs {:>9.0}µs {:>9.0}% {:>11.1} {:>9.3} {:>9.3} {:>6} {:>6}",
             c.workload.name,
             c.share.name(),
             c.units,
+            c.app_runs,
             c.requests.len(),
             c.median_gather_us,
             c.median_exec_us,

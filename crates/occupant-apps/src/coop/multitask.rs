@@ -215,8 +215,14 @@ pub struct CoRun {
     pub requests: Vec<Request>,
     /// Requests that failed to gather their units in time (the scheduler's error).
     pub failed_requests: usize,
-    /// The app's time in the co-run, µs.
+    /// The app's mean time per run in the co-run, µs.
     pub corun_us: f64,
+    /// App runs in the co-run (back to back until the co-run's minimum length).
+    pub app_runs: usize,
+    /// Groups killed over all runs of the co-run.
+    pub kills: usize,
+    /// Groups forked over all runs of the co-run.
+    pub forked_groups: usize,
     /// corun / cooperative alone.
     pub slowdown: f64,
     /// The kernel-level preemption model's slowdown P / (P − D), D = median exec.
@@ -229,7 +235,7 @@ pub struct CoRun {
     pub median_gather_us: f64,
     /// Median execution of the other work, µs.
     pub median_exec_us: f64,
-    /// The cooperative launch's report (kills, forks).
+    /// The last cooperative launch's report (kills, forks).
     pub report: Option<CoopReport>,
 }
 
@@ -357,6 +363,8 @@ pub struct MultitaskConfig {
     pub repeats: usize,
     /// How long a request may wait for its units.
     pub gather_timeout: Duration,
+    /// Least kernel time of a co-run (the app runs back to back until it is covered).
+    pub min_corun: Duration,
 }
 
 /// Runs the experiment: the app alone (persistent and cooperative), then one co-run per
@@ -453,25 +461,43 @@ fn corun(
     let mut starts = Vec::new();
     let mut failed = 0;
     let (app, other_err) = std::thread::scope(|s| {
-        let app = s.spawn(|| {
-            let r = cfg.app.run(
-                &Runner::Cooperative {
-                    scheduler: sched,
-                    groups: cfg.units,
-                },
-                reference,
-            );
-            running.store(false, Ordering::Release);
-            r
-        });
-        // Requests are made only while the cooperative kernel runs (not while the app sets
-        // up or checks its result).
-        while !sched.units().running && running.load(Ordering::Acquire) {
-            std::thread::sleep(Duration::from_micros(100));
-        }
+        // The app runs back to back until `min_corun` of kernel time is covered.
+        let app = s.spawn(
+            || -> Result<(Duration, usize, Option<CoopReport>, (usize, usize))> {
+                let r = (|| {
+                    let (mut total, mut runs, mut last) = (Duration::ZERO, 0, None);
+                    let mut kf = (0, 0);
+                    while total < cfg.min_corun || runs == 0 {
+                        let info = cfg.app.run(
+                            &Runner::Cooperative {
+                                scheduler: sched,
+                                groups: cfg.units,
+                            },
+                            reference,
+                        )?;
+                        total += info.elapsed;
+                        runs += 1;
+                        if let Some(c) = &info.coop {
+                            kf.0 += c.stats.kills;
+                            kf.1 += c.stats.forked_groups;
+                        }
+                        last = info.coop;
+                    }
+                    Ok((total, runs, last, kf))
+                })();
+                running.store(false, Ordering::Release);
+                r
+            },
+        );
         let mut due = Instant::now();
         let mut err = None;
-        while running.load(Ordering::Acquire) && sched.units().running {
+        while running.load(Ordering::Acquire) {
+            // Requests are made only while the cooperative kernel runs (not while the app
+            // sets up or checks its result between runs).
+            if !sched.units().running {
+                std::thread::sleep(Duration::from_micros(100));
+                continue;
+            }
             let now = Instant::now();
             if now < due {
                 std::thread::sleep((due - now).min(Duration::from_millis(1)));
@@ -505,8 +531,9 @@ fn corun(
     if let Some(e) = other_err {
         return Err(e);
     }
-    let info = app.map_err(|_| Error::Resource("the app's host thread panicked".into()))??;
-    let corun_us = info.elapsed.as_secs_f64() * 1e6;
+    let (total, runs, report, (kills, forked_groups)) =
+        app.map_err(|_| Error::Resource("the app's host thread panicked".into()))??;
+    let corun_us = total.as_secs_f64() * 1e6 / runs as f64;
     let gathers: Vec<f64> = requests.iter().map(|r| r.gather_us).collect();
     let execs: Vec<f64> = requests.iter().map(|r| r.exec_us).collect();
     let d = median(&execs) / 1e3;
@@ -533,6 +560,9 @@ fn corun(
             f64::INFINITY
         },
         achieved_period_ms,
-        report: info.coop,
+        app_runs: runs,
+        kills,
+        forked_groups,
+        report,
     })
 }
