@@ -348,6 +348,9 @@ impl Matmul {
     }
 }
 
+/// Of the app's runs in a co-run: kernel time, runs, the last report, (kills, forked groups).
+type AppRuns = (Duration, usize, Option<CoopReport>, (usize, usize));
+
 /// Settings of [`run`].
 #[derive(Debug, Clone)]
 pub struct MultitaskConfig {
@@ -462,33 +465,31 @@ fn corun(
     let mut failed = 0;
     let (app, other_err) = std::thread::scope(|s| {
         // The app runs back to back until `min_corun` of kernel time is covered.
-        let app = s.spawn(
-            || -> Result<(Duration, usize, Option<CoopReport>, (usize, usize))> {
-                let r = (|| {
-                    let (mut total, mut runs, mut last) = (Duration::ZERO, 0, None);
-                    let mut kf = (0, 0);
-                    while total < cfg.min_corun || runs == 0 {
-                        let info = cfg.app.run(
-                            &Runner::Cooperative {
-                                scheduler: sched,
-                                groups: cfg.units,
-                            },
-                            reference,
-                        )?;
-                        total += info.elapsed;
-                        runs += 1;
-                        if let Some(c) = &info.coop {
-                            kf.0 += c.stats.kills;
-                            kf.1 += c.stats.forked_groups;
-                        }
-                        last = info.coop;
+        let app = s.spawn(|| -> Result<AppRuns> {
+            let r = (|| {
+                let (mut total, mut runs, mut last) = (Duration::ZERO, 0, None);
+                let mut kf = (0, 0);
+                while total < cfg.min_corun || runs == 0 {
+                    let info = cfg.app.run(
+                        &Runner::Cooperative {
+                            scheduler: sched,
+                            groups: cfg.units,
+                        },
+                        reference,
+                    )?;
+                    total += info.elapsed;
+                    runs += 1;
+                    if let Some(c) = &info.coop {
+                        kf.0 += c.stats.kills;
+                        kf.1 += c.stats.forked_groups;
                     }
-                    Ok((total, runs, last, kf))
-                })();
-                running.store(false, Ordering::Release);
-                r
-            },
-        );
+                    last = info.coop;
+                }
+                Ok((total, runs, last, kf))
+            })();
+            running.store(false, Ordering::Release);
+            r
+        });
         let mut due = Instant::now();
         let mut err = None;
         while running.load(Ordering::Acquire) {
