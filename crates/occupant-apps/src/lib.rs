@@ -3,5 +3,6 @@
 #![warn(missing_docs)]
 
 pub mod apps;
+pub mod coop;
 pub mod graph;
 pub mod nested;

@@ -17,6 +17,7 @@ mod forkjoin_cmd;
 mod graph_cmd;
 mod info;
 mod linear_plot;
+mod multitask_cmd;
 mod output_path;
 mod plot;
 mod run_cmd;
@@ -54,6 +55,8 @@ enum Command {
     Graph(graph_cmd::GraphCommand),
     /// Run a graph application (bfs, sssp, sssp-worklist, color, mis, bc, pagerank, cc).
     Run(run_cmd::RunArgs),
+    /// Cooperative kernels (seed 000 §5): a cooperative app lends compute units to a periodic other launch.
+    Multitask(multitask_cmd::MultitaskArgs),
 }
 
 #[derive(Subcommand)]
@@ -110,6 +113,7 @@ fn main() -> ExitCode {
         Command::Discover(args) => cpu_discover::run(&args),
         Command::Graph(cmd) => graph_cmd::run(&cmd),
         Command::Run(a) => run_cmd::run(&a),
+        Command::Multitask(a) => multitask_cmd::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

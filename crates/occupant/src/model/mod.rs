@@ -1,5 +1,6 @@
 //! The backend-neutral vocabulary: launch shapes, work-item ids, errors, watchdog settings.
 
+pub mod coop;
 mod error;
 pub mod forkjoin;
 mod ndrange;
