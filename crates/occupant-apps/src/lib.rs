@@ -2,4 +2,5 @@
 
 #![warn(missing_docs)]
 
+pub mod coop_cuda;
 pub mod graph;

@@ -24,6 +24,7 @@ mod args;
 mod buffer;
 mod cache;
 mod compile;
+pub mod coop;
 mod gpu;
 mod headers;
 mod info;

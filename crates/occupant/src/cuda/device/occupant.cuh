@@ -7,6 +7,7 @@
 #include "watchdog.cuh"
 #include "atomic_barrier.cuh"
 #include "cluster.cuh"
+#include "coop.cuh"
 #include "discovery.cuh"
 #include "hierarchical_barrier.cuh"
 #include "mutex_block.cuh"
