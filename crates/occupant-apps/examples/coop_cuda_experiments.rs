@@ -3,13 +3,15 @@
 //!
 //! ```text
 //! coop_cuda_experiments OUT_DIR [quick]
-//! coop_cuda_experiments --child PERIOD_MS BLOCKS N SHARED DURATION_MS   (the second process)
+//! coop_cuda_experiments --child PERIOD_MS BLOCKS N DURATION_MS   (the second process)
+//! coop_cuda_experiments --green OTHER_SMS FULL_GPU_US N_LIGHT N_MEDIUM N_HEAVY   (green contexts)
 //! ```
 //! 1. cooperative vs persistent BFS without multitasking (every input, both barrier variants);
 //! 2. co-runs: light / medium / heavy × 1 / quarter / half / all-but-one groups × regular /
 //!    query barrier (gather time, other kernel's start latency, period met, slowdown);
 //! 3. the same workloads with what CUDA offers, in the same run: a high-priority stream beside
-//!    the persistent BFS, and a second process (time slicing).
+//!    the persistent BFS, a second process (time slicing), and green contexts (a quarter of the
+//!    SMs for the matmul, the rest for the persistent BFS; in a child process).
 //!
 //! Without a GPU it prints why and exits 0.
 
@@ -30,6 +32,8 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let r = if args.get(1).map(String::as_str) == Some("--child") {
         child(&args[2..])
+    } else if args.get(1).map(String::as_str) == Some("--green") {
+        green_child(&args[2..])
     } else if let Some(out) = args.get(1) {
         run(
             Path::new(out),
@@ -67,7 +71,7 @@ fn run(out: &Path, quick: bool) -> Res<()> {
     };
     let device = gpu.info().name.clone();
     println!("device: {device}");
-    let inputs: [(&str, u32); 2] = [("grid:1000x1000", 40), ("rmat:scale=20,ef=16", 60)];
+    let inputs: [(&str, u32); 2] = [("grid:1000x1000", 80), ("rmat:scale=20,ef=16", 80)];
     // 1. Cooperative vs persistent, no multitasking.
     let mut overhead = Vec::new();
     let mut graphs = Vec::new();
@@ -132,8 +136,10 @@ fn run(out: &Path, quick: bool) -> Res<()> {
     let mut m = Multitasker::new(&gpu, g, sources, *rounds, 256, 2)?;
     let mut coruns = Vec::new();
     let mut vendor = Vec::new();
+    let mut mm_ns = Vec::new();
     for w in WORKLOADS {
         let mm_n = m.calibrate(w.exec_ms)?;
+        mm_ns.push(mm_n);
         let full = m.exec_alone_us(m.groups())?;
         println!(
             "{}: matmul n = {mm_n}, {full:.0} µs on the whole GPU",
@@ -157,6 +163,11 @@ fn run(out: &Path, quick: bool) -> Res<()> {
                 v["matmul_full_gpu_us"] = json!(full);
                 v["input"] = json!(spec);
                 coruns.push(v);
+                write(
+                    out,
+                    "coruns.json",
+                    &json!({"device": device, "coruns": coruns, "partial": true}),
+                )?;
             }
         }
         // High-priority stream beside the persistent kernel.
@@ -169,6 +180,11 @@ fn run(out: &Path, quick: bool) -> Res<()> {
         v["matmul_n"] = json!(mm_n);
         v["input"] = json!(spec);
         vendor.push(v);
+        write(
+            out,
+            "vendor.json",
+            &json!({"device": device, "runs": vendor, "partial": true}),
+        )?;
         // A second process (time slicing).
         let quarter = Share::Quarter.groups(m.groups());
         match second_process(&mut m, w.period_ms, mm_n, quarter) {
@@ -185,6 +201,21 @@ fn run(out: &Path, quick: bool) -> Res<()> {
                     json!({"mechanism": "second_process", "workload": w, "error": e.to_string()}),
                 );
             }
+        }
+    }
+    // Green contexts, in a child process (a fault there cannot touch this context).
+    let (full_us, _) = m.bfs_alone(BarrierMode::Persistent)?;
+    let other_sms = gpu.info().sm_count / 4;
+    match green_process(other_sms, full_us, &mm_ns) {
+        Ok(runs) => {
+            for v in runs {
+                println!("green context {}: {}", v["workload"]["name"], v["summary"]);
+                vendor.push(v);
+            }
+        }
+        Err(e) => {
+            println!("green contexts: failed: {e}");
+            vendor.push(json!({"mechanism": "green_context", "error": e.to_string()}));
         }
     }
     write(
@@ -434,4 +465,101 @@ fn svg_slowdown(out: &Path, coruns: &[Value], vendor: &[Value]) -> Res<()> {
         "×",
         &groups,
     )
+}
+
+/// Runs the green-context co-runs in a child process; returns their JSON.
+fn green_process(other_sms: u32, full_us: f64, mm_ns: &[u32]) -> Res<Vec<Value>> {
+    let exe = std::env::current_exe()?;
+    let mut args = vec![
+        "--green".to_string(),
+        other_sms.to_string(),
+        full_us.to_string(),
+    ];
+    args.extend(mm_ns.iter().map(|n| n.to_string()));
+    let o = Command::new(exe)
+        .args(&args)
+        .stderr(Stdio::inherit())
+        .output()?;
+    let text = String::from_utf8_lossy(&o.stdout);
+    if !o.status.success() {
+        return Err(format!("child exited with {}: {}", o.status, text.trim()).into());
+    }
+    let last = text.lines().last().ok_or("green child said nothing")?;
+    Ok(serde_json::from_str(last)?)
+}
+
+/// The green-context child: the persistent BFS on the SMs left over, the matmul (as sized in
+/// the parent) on a quarter of the SMs, every period, for each workload.
+fn green_child(args: &[String]) -> Res<()> {
+    let num = |i: usize| -> Res<f64> { Ok(args.get(i).ok_or("missing argument")?.parse::<f64>()?) };
+    let (other_sms, full_us) = (num(0)? as u32, num(1)?);
+    let (rest, other) = occupant::cuda::coop::green_split(0, other_sms)?;
+    eprintln!(
+        "green contexts: {} SMs + {} SMs",
+        rest.info().sm_count,
+        other.info().sm_count
+    );
+    let g = graph("grid:1000x1000")?;
+    let n = g.num_vertices();
+    let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
+    let mut m = Multitasker::new(&rest, &g, &sources, 80, 256, 2)?;
+    let (part_us, wrong0) = m.bfs_alone(BarrierMode::Persistent)?;
+    let mm = other.compile("matmul.cu", MATMUL_CU, &CompileOptions::default())?;
+    let max_n = (2..5)
+        .map(|i| num(i).unwrap_or(1024.0) as u32)
+        .max()
+        .unwrap_or(1024);
+    let len = (max_n as usize) * (max_n as usize);
+    let a = other.upload(&vec![0.5f32; len])?;
+    let c = other.alloc_zeroed::<f32>(len)?;
+    let mut stamps = other.upload(&[u64::MAX, 0])?;
+    let lane = Lane::new(&other, None)?;
+    let blocks = 2 * other.info().sm_count;
+    let mut out = Vec::new();
+    for (i, w) in WORKLOADS.into_iter().enumerate() {
+        let mm_n = num(2 + i)? as u32;
+        let mut f = || -> occupant::Result<Request> {
+            let t = Instant::now();
+            stamps.copy_from(&[u64::MAX, 0])?;
+            lane.launch(
+                &mm,
+                "matmul",
+                blocks,
+                256,
+                0,
+                &occupant::args![&a, &a, &c, mm_n, &stamps],
+            )?;
+            lane.synchronize(Duration::from_secs(60))?;
+            let response_us = t.elapsed().as_secs_f64() * 1e6;
+            let s = stamps.to_vec()?;
+            let exec_us = s[1].saturating_sub(s[0]) as f64 / 1e3;
+            Ok(Request {
+                groups: blocks,
+                gather_us: 0.0,
+                exec_us,
+                response_us,
+                start_latency_us: (response_us - exec_us).max(0.0),
+                period_met: response_us <= w.period_ms * 1e3,
+            })
+        };
+        let r = m.corun_with("green_context", w, Share::Quarter, blocks, &mut f)?;
+        let mut v = serde_json::to_value(&r)?;
+        v["sms_bfs"] = json!(rest.info().sm_count);
+        v["sms_other"] = json!(other.info().sm_count);
+        v["matmul_n"] = json!(mm_n);
+        v["bfs_partition_alone_us"] = json!(part_us);
+        v["bfs_full_gpu_alone_us"] = json!(full_us);
+        v["slowdown"] = json!(r.corun_us / full_us);
+        v["slowdown_vs_partition"] = json!(r.corun_us / part_us);
+        v["wrong_rounds"] = json!(r.wrong_rounds + wrong0);
+        let execs: Vec<f64> = r.requests.iter().map(|q| q.exec_us).collect();
+        v["summary"] = json!(format!(
+            "{}+{} SMs, {} requests, start latency median {:.1} µs, period met {:.2}, BFS slowdown {:.3} vs the whole GPU, matmul median exec {:.0} µs",
+            rest.info().sm_count, other.info().sm_count, r.requests.len(), r.median_start_latency_us,
+            r.period_met_fraction, r.corun_us / full_us, median(&execs)
+        ));
+        out.push(v);
+    }
+    println!("{}", serde_json::to_string(&out)?);
+    Ok(())
 }

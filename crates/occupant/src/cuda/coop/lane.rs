@@ -95,6 +95,10 @@ impl Lane {
                 k.name
             )));
         }
+        self.stream
+            .context()
+            .bind_to_thread()
+            .map_err(|e| driver_err("cuCtxSetCurrent", e))?;
         let mut values = values.to_vec();
         let mut params: Vec<*mut c_void> =
             values.iter_mut().map(|v| (v as *mut u64).cast()).collect();

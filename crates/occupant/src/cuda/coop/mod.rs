@@ -14,10 +14,12 @@
 //! next fork point with the next ids. Requests and answers go through host-mapped memory with
 //! `.sys` scope. Every wait is bounded (the device watchdog and host deadlines).
 
+mod green;
 mod lane;
 mod mapped;
 mod scheduler;
 
+pub use green::green_split;
 pub use lane::Lane;
 pub use scheduler::{CoopConfig, CoopReport, Gather, Scheduler, JOIN_SLOTS, STATE_BYTES, TX_WORDS};
 

@@ -213,9 +213,14 @@ impl<'a> Scheduler<'a> {
                 gpu.info().sm_count
             )));
         }
+        bind(module)?;
         let mut state = gpu.alloc_zeroed::<u32>(STATE_BYTES / 4)?;
-        state.copy_from(&[n, n])?; // limit, initial
+        // limit, initial, active (words 0, 1, 3), bar_target (word 50): see coop.cuh.
+        let mut init = [0u32; 51];
+        (init[0], init[1], init[3], init[50]) = (n, n, n, n);
+        state.copy_from(&init)?;
         gpu.synchronize()?;
+        bind(module)?;
         let mailbox = Mailbox::new()?;
         mailbox.store(Word::Target, n);
         mailbox.store(Word::Active, n);
@@ -416,7 +421,18 @@ fn pause(waited: Duration) {
     }
 }
 
+/// Makes the module's context current on this thread (raw driver calls use the current one).
+fn bind(module: &Module) -> Result<()> {
+    module
+        .inner
+        .gpu
+        .ctx
+        .bind_to_thread()
+        .map_err(|e| driver_err("cuCtxSetCurrent", e))
+}
+
 fn arm(module: &Module, w: &Watchdog) -> Result<()> {
+    bind(module)?;
     if let Some(ptr) = module.inner.ctl {
         let bytes = Control::armed(w).to_bytes();
         // SAFETY: occ_ctl spans CONTROL_BYTES; the copy completes before return; nothing of
@@ -438,6 +454,7 @@ fn disarm(module: &Module) {
 }
 
 fn abort(module: &Module) -> Result<()> {
+    bind(module)?;
     if let Some(ptr) = module.inner.ctl {
         let side = &module.inner.gpu.side;
         let one = [1u32];
@@ -451,6 +468,7 @@ fn abort(module: &Module) -> Result<()> {
 }
 
 fn read_ctl(module: &Module) -> Result<Option<Control>> {
+    bind(module)?;
     let Some(ptr) = module.inner.ctl else {
         return Ok(None);
     };

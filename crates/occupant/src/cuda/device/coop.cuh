@@ -25,7 +25,8 @@
 //     the transmit-annotated values thread 0 of group m held (g.tx).
 //   - global_barrier waits only for active groups: a group killed meanwhile is not waited for,
 //     a group forked meanwhile is waited for. resizing_barrier = regular variant (seed §4.2):
-//     every group but 0 first offers itself (offer_kill), the master (group 0) waits for the
+//     every group but 0 first offers itself (offer_kill, against the target the master read at
+//     the previous barrier), the master (group 0) waits for the
 //     others, forks (the new groups are released with the others, as if forked by group 0,
 //     transmitting group 0's g.tx), releases; query variant: the master asks query() = W and
 //     kills the W highest groups at once (they leave when released) — the seed's "spin calling
@@ -96,12 +97,20 @@ struct State {
   u32 pad1[31];
   u32 bar_epoch;      // barrier generation, released by the master
   u32 bar_m;          // M of the interval after the last barrier
-  u32 pad2[30];
+  u32 bar_target;     // the mailbox's target as the master read it at the last barrier
+  u32 pad2[29];
   u32 join_seq[OCC_COOP_JOIN_SLOTS];  // j + 1 once join ticket j was granted
   u32 join_id[OCC_COOP_JOIN_SLOTS];   // its id
   u32 join_m[OCC_COOP_JOIN_SLOTS];    // M right after the fork
   u64 join_tx[OCC_COOP_JOIN_SLOTS][OCC_COOP_TX_WORDS];
 };
+
+// The host (occupant::cuda::coop, scheduler.rs) initialises these words and sizes the state.
+static_assert(__builtin_offsetof(State, active) == 12, "State::active moved");
+static_assert(__builtin_offsetof(State, bar_target) == 200, "State::bar_target moved");
+static_assert(sizeof(State) == 320 + 12 * OCC_COOP_JOIN_SLOTS + 8 * OCC_COOP_TX_WORDS * OCC_COOP_JOIN_SLOTS,
+              "State size");
+static_assert(sizeof(Mailbox) == 64, "Mailbox size");
 
 /// One group's handle; declare it `__shared__` in the kernel and pass it to every call.
 struct Group {
@@ -122,8 +131,16 @@ namespace coop {
 
 __device__ __forceinline__ bool leader() { return local_linear_id() == 0u; }
 
-/// Groups the scheduler wants to keep (ld.acquire.sys of the mailbox).
+/// Groups the scheduler wants to keep (ld.acquire.sys of the mailbox: a PCIe round trip that
+/// holds back the group's later loads; the barriers use target_early instead).
 __device__ __forceinline__ u32 target(const Group& g) { return ld_acquire_sys(&g.mb->target); }
+
+/// The same read with ld.relaxed.sys: it does not hold back later loads, so a master issues it
+/// when it enters a barrier and the PCIe round trip overlaps the wait. Relaxed is enough: the
+/// target publishes no other data.
+__device__ __forceinline__ u32 target_early(const Group& g) {
+  return ld_relaxed_sys(&g.mb->target);
+}
 
 /// query(): how many groups the scheduler needs from the kernel now (0 if none).
 __device__ __forceinline__ u32 query(const Group& g) {
@@ -203,16 +220,19 @@ __device__ bool enter(Group& g, State* st, Mailbox* mb) {
   return g.flag != 0u;
 }
 
-/// Thread 0 only: the kill decision. Returns 1 killed, 0 not, 2 aborted.
-__device__ __forceinline__ u32 offer_kill_leader(Group& g) {
+/// Thread 0 only: the kill decision. Returns 1 killed, 0 not, 2 aborted. `cached`: compare with
+/// the target the master read at the last barrier (device memory) instead of the mailbox.
+__device__ __forceinline__ u32 offer_kill_leader(Group& g, bool cached) {
   State* s = g.s;
   if (g.id == 0u) return 0u;
   const u32 m = ld_acquire(&s->active);
-  if (g.id + 1u != m || m <= target(g)) return 0u;
+  if (g.id + 1u != m) return 0u;
+  const u32 t = cached ? ld_relaxed(&s->bar_target) : target(g);
+  if (m <= t) return 0u;
   if (!lock(s)) return 2u;
   const u32 m2 = ld_relaxed(&s->active);
   u32 killed = 0u;
-  if (g.id + 1u == m2 && m2 > target(g)) {
+  if (g.id + 1u == m2 && m2 > t) {
     st_release(&s->active, m2 - 1u);
     st_release_sys(&g.mb->active, m2 - 1u);
     check_finished(s, g.mb);
@@ -226,7 +246,7 @@ __device__ __forceinline__ u32 offer_kill_leader(Group& g) {
 /// offer_kill: true when this group was killed (or the launch aborted): return at once.
 __device__ bool offer_kill(Group& g) {
   __syncthreads();
-  if (leader()) g.flag = offer_kill_leader(g);
+  if (leader()) g.flag = offer_kill_leader(g, false);
   __syncthreads();
   return g.flag != 0u;
 }
@@ -280,7 +300,7 @@ __device__ bool barrier_impl(Group& g, u32 mode) {
     State* s = g.s;
     u32 alive = 1u;
     if (mode == 2u && g.id != 0u) {
-      const u32 k = offer_kill_leader(g);
+      const u32 k = offer_kill_leader(g, true);
       if (k != 0u) alive = 0u;
     }
     if (alive) {
@@ -301,7 +321,7 @@ __device__ bool barrier_impl(Group& g, u32 mode) {
       } else {
         const u32 fixed = g.m;
         // Read the scheduler's request before waiting, so the PCIe round trip overlaps it.
-        const u32 tgt = mode >= 2u ? target(g) : 0xffffffffu;
+        const u32 tgt = mode >= 2u ? target_early(g) : 0xffffffffu;
         const bool ok = poll_until(Prim::ResizingBarrier, [s, mode, fixed] {
           const u32 c = ld_acquire(&s->bar_count);
           const u32 m = mode == 0u ? fixed : ld_acquire(&s->active);
@@ -329,10 +349,12 @@ __device__ bool barrier_impl(Group& g, u32 mode) {
             request_fork_leader(g);
             m = ld_relaxed(&s->active);
           }
-          if (mode >= 2u) atomic_add_relaxed_sys(&g.mb->barriers, 1u);
           g.m = m;
           st_relaxed(&s->bar_m, m);
+          if (mode >= 2u) st_relaxed(&s->bar_target, tgt);
           st_release(&s->bar_epoch, e + 1u);
+          // After the release, so that the PCIe atomic is off the others' critical path.
+          if (mode >= 2u) atomic_add_relaxed_sys(&g.mb->barriers, 1u);
         }
       }
     }
