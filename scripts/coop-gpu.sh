@@ -2,7 +2,7 @@
 # The cooperative-kernel GPU loop (issue 12), step 1 (here, no GPU needed): build the GPU tests
 # of the CUDA cooperative scheduler and the experiments binary in release mode, and copy them,
 # stripped, with a runner into a git-ignored folder the device tool carries. Step 2 is one
-# device `run` call:  carry: [".gpu-coop"]   command: bash .gpu-coop/run.sh   timeout_s: 300
+# device `run` call:  carry: [".gpu-coop"]   command: bash .gpu-coop/run.sh   timeout_s: 420
 # The runner writes $OUT/res (JSON, SVG, logs: what goes under
 # bench/results/<gpu>/coop/) and $OUT/summary.txt. Every step has its own timeout.
 # Environment: GPU_DIR (default <repo>/.gpu-coop), CARGO_TARGET_DIR.
@@ -56,10 +56,10 @@ for s in $steps; do
     tests)
       step test-gpu_coop 60 "$here/test-gpu_coop" --test-threads=1 --nocapture
       grep -E "^test |test result|panicked|cycles" "$res/test-gpu_coop.log" >>"$sum"
-      step test-gpu_coop_bfs 80 "$here/test-gpu_coop_bfs" --test-threads=1 --nocapture
+      step test-gpu_coop_bfs 90 "$here/test-gpu_coop_bfs" --test-threads=1 --nocapture
       grep -E "^test |test result|panicked|cycles" "$res/test-gpu_coop_bfs.log" >>"$sum" ;;
     experiments)
-      step experiments 170 "$here/coop_cuda_experiments" "$res/coop"
+      step experiments 240 "$here/coop_cuda_experiments" "$res/coop"
       tail -60 "$res/experiments.log" >>"$sum" ;;
     quick)
       step experiments-quick 120 "$here/coop_cuda_experiments" "$res/coop" quick

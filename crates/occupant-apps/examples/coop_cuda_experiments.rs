@@ -76,40 +76,51 @@ fn run(out: &Path, quick: bool) -> Res<()> {
     let mut overhead = Vec::new();
     let mut graphs = Vec::new();
     for (spec, rounds) in inputs {
-        let t = Instant::now();
-        let g = graph(spec)?;
-        let n = g.num_vertices();
-        let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
-        println!(
-            "{spec}: {n} vertices, {} edges ({:.1} s)",
-            g.num_edges(),
-            t.elapsed().as_secs_f64()
-        );
-        let mut m = Multitasker::new(&gpu, &g, &sources, rounds, 256, 2)?;
-        let reps = if quick { 1 } else { 3 };
-        let mut best = [f64::MAX; 3];
-        let mut wrong = 0;
-        for _ in 0..reps {
-            for (i, mode) in [
-                BarrierMode::Persistent,
-                BarrierMode::Regular,
-                BarrierMode::Query,
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                let (us, w) = m.bfs_alone(mode)?;
-                best[i] = best[i].min(us);
-                wrong += w;
+        let one = || -> Res<(Value, (&str, Csr, Vec<u32>, u32))> {
+            let t = Instant::now();
+            let g = graph(spec)?;
+            let n = g.num_vertices();
+            let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
+            println!(
+                "{spec}: {n} vertices, {} edges ({:.1} s)",
+                g.num_edges(),
+                t.elapsed().as_secs_f64()
+            );
+            let mut m = Multitasker::new(&gpu, &g, &sources, rounds, 256, 2)?;
+            let reps = if quick { 1 } else { 3 };
+            let mut best = [f64::MAX; 3];
+            let mut wrong = 0;
+            for _ in 0..reps {
+                for (i, mode) in [
+                    BarrierMode::Persistent,
+                    BarrierMode::Regular,
+                    BarrierMode::Query,
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    let (us, w) = m.bfs_alone(mode)?;
+                    best[i] = best[i].min(us);
+                    wrong += w;
+                }
+            }
+            let row = json!({"input": spec, "vertices": n, "edges": g.num_edges(), "rounds": rounds,
+                "groups": m.groups(), "persistent_us": best[0], "regular_us": best[1], "query_us": best[2],
+                "regular_slowdown": best[1] / best[0], "query_slowdown": best[2] / best[0],
+                "wrong_rounds": wrong, "repetitions": reps});
+            println!("{row}");
+            Ok((row, (spec, g, sources, rounds)))
+        };
+        match one() {
+            Ok((row, gr)) => {
+                overhead.push(row);
+                graphs.push(gr);
+            }
+            Err(e) => {
+                println!("{spec}: failed: {e}");
+                overhead.push(json!({"input": spec, "error": e.to_string()}));
             }
         }
-        let row = json!({"input": spec, "vertices": n, "edges": g.num_edges(), "rounds": rounds,
-            "groups": m.groups(), "persistent_us": best[0], "regular_us": best[1], "query_us": best[2],
-            "regular_slowdown": best[1] / best[0], "query_slowdown": best[2] / best[0],
-            "wrong_rounds": wrong, "repetitions": reps});
-        println!("{row}");
-        overhead.push(row);
-        graphs.push((spec, g, sources, rounds));
     }
     let sl: Vec<f64> = overhead
         .iter()
@@ -119,6 +130,7 @@ fn run(out: &Path, quick: bool) -> Res<()> {
                 r["query_slowdown"].as_f64().unwrap_or(0.0),
             ]
         })
+        .filter(|x| *x > 0.0)
         .collect();
     let geomean = (sl.iter().map(|x| x.ln()).sum::<f64>() / sl.len() as f64).exp();
     let max = sl.iter().cloned().fold(0.0, f64::max);
@@ -132,13 +144,19 @@ fn run(out: &Path, quick: bool) -> Res<()> {
     println!("overhead: geomean {geomean:.4} max {max:.4}");
 
     // 2 + 3. Co-runs on the road-like input.
-    let (spec, g, sources, rounds) = &graphs[0];
+    let (spec, g, sources, rounds) = graphs.first().ok_or("no input ran")?;
     let mut m = Multitasker::new(&gpu, g, sources, *rounds, 256, 2)?;
     let mut coruns = Vec::new();
     let mut vendor = Vec::new();
     let mut mm_ns = Vec::new();
     for w in WORKLOADS {
-        let mm_n = m.calibrate(w.exec_ms)?;
+        let mm_n = match m.calibrate(w.exec_ms) {
+            Ok(n) => n,
+            Err(e) => {
+                println!("{}: calibration failed: {e}", w.name);
+                continue;
+            }
+        };
         mm_ns.push(mm_n);
         let full = m.exec_alone_us(m.groups())?;
         println!(
@@ -152,7 +170,19 @@ fn run(out: &Path, quick: bool) -> Res<()> {
         };
         for &share in shares {
             for mode in [BarrierMode::Regular, BarrierMode::Query] {
-                let r = m.corun_cooperative(mode, w, share)?;
+                let r = match m.corun_cooperative(mode, w, share) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        println!(
+                            "coop {} {} {}: failed: {e}",
+                            w.name,
+                            share.name(),
+                            mode.name()
+                        );
+                        coruns.push(json!({"workload": w, "share": share, "barrier": mode, "error": e.to_string()}));
+                        continue;
+                    }
+                };
                 println!(
                     "coop {} {} {}: {} requests, gather median {:.1} µs, start latency {:.1} µs, period met {:.2}, slowdown {:.3} (model {:.3}), wrong {}",
                     w.name, share.name(), mode.name(), r.requests.len(), r.median_gather_us,
@@ -171,7 +201,16 @@ fn run(out: &Path, quick: bool) -> Res<()> {
             }
         }
         // High-priority stream beside the persistent kernel.
-        let r = m.corun_priority_stream(w, Share::Quarter)?;
+        let r = match m.corun_priority_stream(w, Share::Quarter) {
+            Ok(r) => r,
+            Err(e) => {
+                println!("priority stream {}: failed: {e}", w.name);
+                vendor.push(
+                    json!({"mechanism": "priority_stream", "workload": w, "error": e.to_string()}),
+                );
+                continue;
+            }
+        };
         println!(
             "priority stream {}: {} requests, start latency median {:.1} µs, period met {:.2}, slowdown {:.3}",
             w.name, r.requests.len(), r.median_start_latency_us, r.period_met_fraction, r.slowdown
@@ -204,7 +243,10 @@ fn run(out: &Path, quick: bool) -> Res<()> {
         }
     }
     // Green contexts, in a child process (a fault there cannot touch this context).
-    let (full_us, _) = m.bfs_alone(BarrierMode::Persistent)?;
+    let full_us = m
+        .bfs_alone(BarrierMode::Persistent)
+        .map(|r| r.0)
+        .unwrap_or(0.0);
     let other_sms = gpu.info().sm_count / 4;
     match green_process(other_sms, full_us, &mm_ns) {
         Ok(runs) => {

@@ -105,9 +105,8 @@ struct State {
   u64 join_tx[OCC_COOP_JOIN_SLOTS][OCC_COOP_TX_WORDS];
 };
 
-// The host (occupant::cuda::coop, scheduler.rs) initialises these words and sizes the state.
-static_assert(__builtin_offsetof(State, active) == 12, "State::active moved");
-static_assert(__builtin_offsetof(State, bar_target) == 200, "State::bar_target moved");
+// The host (occupant::cuda::coop, scheduler.rs) sizes the state and initialises words 0, 1, 3
+// (limit, initial, active) and 50 (bar_target) — keep this layout.
 static_assert(sizeof(State) == 320 + 12 * OCC_COOP_JOIN_SLOTS + 8 * OCC_COOP_TX_WORDS * OCC_COOP_JOIN_SLOTS,
               "State size");
 static_assert(sizeof(Mailbox) == 64, "Mailbox size");
@@ -345,13 +344,15 @@ __device__ bool barrier_impl(Group& g, u32 mode) {
               unlock(s);
             }
           }
-          if (alive && mode >= 2u) {
-            request_fork_leader(g);
+          u32 t_seen = tgt;
+          if (alive && mode >= 2u && request_fork_leader(g) != 0u) {
             m = ld_relaxed(&s->active);
+            // The fork read a target of at least the new M: don't let slaves act on the older one.
+            if (t_seen < m) t_seen = m;
           }
           g.m = m;
           st_relaxed(&s->bar_m, m);
-          if (mode >= 2u) st_relaxed(&s->bar_target, tgt);
+          if (mode >= 2u) st_relaxed(&s->bar_target, t_seen);
           st_release(&s->bar_epoch, e + 1u);
           // After the release, so that the PCIe atomic is off the others' critical path.
           if (mode >= 2u) atomic_add_relaxed_sys(&g.mb->barriers, 1u);
