@@ -26,6 +26,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
+/// An input that ran: its spec, graph, sources and rounds.
+type Input = (&'static str, Csr, Vec<u32>, u32);
 
 fn main() {
     std::env::set_var("CUDA_MODULE_LOADING", "EAGER");
@@ -76,7 +78,7 @@ fn run(out: &Path, quick: bool) -> Res<()> {
     let mut overhead = Vec::new();
     let mut graphs = Vec::new();
     for (spec, rounds) in inputs {
-        let one = || -> Res<(Value, (&str, Csr, Vec<u32>, u32))> {
+        let one = || -> Res<(Value, Input)> {
             let t = Instant::now();
             let g = graph(spec)?;
             let n = g.num_vertices();
