@@ -25,6 +25,7 @@ mod buffer;
 mod cache;
 mod compile;
 pub mod forkjoin;
+pub mod coop;
 mod gpu;
 mod headers;
 mod host_loop;
