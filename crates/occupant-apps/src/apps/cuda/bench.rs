@@ -275,6 +275,7 @@ fn time_variant(
             edges: r.edges,
             iterations: r.iterations,
             participants: r.participants,
+            participants_min: r.participants,
             min_ms,
             median_ms: sorted[sorted.len() / 2],
             us_per_iteration: min_ms * 1e3 / f64::from(r.iterations.max(1)),
