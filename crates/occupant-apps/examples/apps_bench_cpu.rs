@@ -1,8 +1,8 @@
 //! The CPU applications benchmark: CPU persistent vs CPU multi-launch for every application on
 //! the inputs of `apps::bench::CPU_INPUTS`, JSON + SVG + a text table.
 //!
-//! `cargo run --release -p occupant-apps --example apps_bench_cpu -- [OUT_DIR] [RUNS]`
-//! (default `bench/results/cpu-2core/apps`, 10 runs). The same library functions serve
+//! `cargo run --release -p occupant-apps --example apps_bench_cpu -- [OUT_DIR] [RUNS] [UNITS]`
+//! (default `bench/results/cpu-2core/apps`, 10 runs, one compute unit per core). The same library functions serve
 //! `occupant bench apps --backend cpu`.
 
 use occupant::cpu::{ExecModel, Executor};
@@ -18,8 +18,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .unwrap_or_else(|| "bench/results/cpu-2core/apps".into()),
     );
     let runs: u32 = args.next().map_or(Ok(10), |s| s.parse())?;
+    let model = match args.next() {
+        Some(u) => ExecModel::OccupancyBound {
+            compute_units: u.parse()?,
+        },
+        None => ExecModel::default_occupancy(),
+    };
     std::fs::create_dir_all(&out)?;
-    let exec = Executor::new(ExecModel::default_occupancy());
+    let exec = Executor::new(model);
     let inputs = generate_inputs(&CPU_INPUTS)?;
     let r = bench_cpu(&exec, &inputs, &AppKind::ALL, runs.max(1), |row| {
         eprintln!(
@@ -42,7 +48,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         speedup_svg(&r, "CPU persistent vs multi-launch"),
     )?;
     let mut t = String::new();
-    writeln!(t, "device: {}  runs: {}", r.device, r.config.runs)?;
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    writeln!(
+        t,
+        "device: {}  runs: {} (interleaved)  load average at the end: {}",
+        r.device,
+        r.config.runs,
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    )?;
     writeln!(
         t,
         "{:14} {:16} {:13} {:>6} {:>6} {:>11} {:>11} {:>10} {:>11}",
@@ -56,7 +72,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             row.input,
             row.variant,
             row.iterations,
-            row.participants.map_or("-".into(), |p| p.to_string()),
+            match (row.participants_min, row.participants) {
+                (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
+                (_, Some(b)) => b.to_string(),
+                _ => "-".into(),
+            },
             row.min_ms,
             row.median_ms,
             row.us_per_iteration,

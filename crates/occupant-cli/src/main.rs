@@ -6,6 +6,7 @@ mod bench_primitives;
 mod cli_values;
 mod cpu_bench_primitives;
 mod cpu_discover;
+mod cpu_vs_pocl;
 mod cuda_bench_common;
 mod cuda_bench_discovery;
 mod cuda_bench_memory;
@@ -66,6 +67,8 @@ enum BenchCommand {
     Memory(cuda_bench_memory::MemoryBenchArgs),
     /// Graph applications, apps × inputs × variants: speedups over multi-kernel / multi-launch.
     Apps(bench_apps::AppsBenchArgs),
+    /// The CPU executor against PoCL on the same OpenCL kernels and thread count.
+    CpuVsPocl(cpu_vs_pocl::CpuVsPoclArgs),
 }
 
 fn main() -> ExitCode {
@@ -93,6 +96,7 @@ fn main() -> ExitCode {
         Command::Bench(BenchCommand::Discovery(a)) => cuda_bench_discovery::run(&a),
         Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),
         Command::Bench(BenchCommand::Apps(a)) => bench_apps::run(&a),
+        Command::Bench(BenchCommand::CpuVsPocl(a)) => cpu_vs_pocl::run(&a),
         Command::Discover(args) if args.backend == backend_arg::Backend::Cuda => {
             cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
         }

@@ -1,6 +1,6 @@
 //! The applications benchmark (issue 10): apps × inputs × variants, `runs` timed runs each
 //! (min and median), every output verified, speedups of every variant over a baseline and
-//! their geometric means. Backend-neutral: [`bench`] takes the function that runs one
+//! their geometric means. Backend-neutral: [`bench()`] takes the function that runs one
 //! application; [`bench_cpu`] is the CPU backend's, and the CUDA backend passes its own
 //! (`occupant bench apps`). [`speedup_svg`](super::speedup_svg) draws the result.
 
@@ -29,7 +29,8 @@ pub struct BenchConfig {
     pub variants: Vec<Variant>,
     /// The variant speedups are relative to (multi-launch on the CPU, multi-kernel on CUDA).
     pub baseline: Variant,
-    /// Timed runs per (app, input, variant), after one untimed warm-up run.
+    /// Timed runs per (app, input, variant), after one untimed warm-up run; the variants'
+    /// runs are interleaved.
     pub runs: u32,
     /// Application parameters (the source is vertex 0 of every input).
     pub params: AppParams,
@@ -52,8 +53,10 @@ pub struct BenchRow {
     pub edges: u64,
     /// Steps (phases separated by a launch or a barrier) of the last run.
     pub iterations: u32,
-    /// Participating groups of a persistent variant.
+    /// Participating groups of a persistent variant (the most over the runs).
     pub participants: Option<u32>,
+    /// The fewest participating groups over the runs (discovery under load can find fewer).
+    pub participants_min: Option<u32>,
     /// Fastest run, ms.
     pub min_ms: f64,
     /// Median run, ms.
@@ -130,23 +133,32 @@ where
     P: FnMut(&BenchRow),
 {
     let mut rows = Vec::new();
+    let p = &config.params;
     for input in inputs {
         for &app in &config.apps {
+            // Warm up every variant, then interleave the timed runs (A B A B …) so that the
+            // load of a shared host falls on every variant alike.
             for &variant in &config.variants {
-                let p = &config.params;
-                run(app, variant, &input.graph, p)?; // warm-up
-                let mut times = Vec::new();
-                let mut last = None;
-                for _ in 0..config.runs.max(1) {
+                run(app, variant, &input.graph, p)?;
+            }
+            let nv = config.variants.len();
+            let mut times = vec![Vec::new(); nv];
+            let mut participants = vec![Vec::new(); nv];
+            let mut last: Vec<Option<RunReport>> = vec![None; nv];
+            for _ in 0..config.runs.max(1) {
+                for (i, &variant) in config.variants.iter().enumerate() {
                     let (out, r) = run(app, variant, &input.graph, p)?;
                     verify(app, &input.graph, p, &out).map_err(|e| {
                         Error::Input(format!("{app} {variant} on {}: {e}", input.name))
                     })?;
-                    times.push(r.time_ms);
-                    last = Some(r);
+                    times[i].push(r.time_ms);
+                    participants[i].extend(r.participants);
+                    last[i] = Some(r);
                 }
-                let r = last.expect("at least one run");
-                let mut sorted = times.clone();
+            }
+            for (i, &variant) in config.variants.iter().enumerate() {
+                let r = last[i].take().expect("at least one run");
+                let mut sorted = times[i].clone();
                 sorted.sort_by(f64::total_cmp);
                 let min_ms = sorted[0];
                 let row = BenchRow {
@@ -157,12 +169,13 @@ where
                     vertices: r.vertices,
                     edges: r.edges,
                     iterations: r.iterations,
-                    participants: r.participants,
+                    participants: participants[i].iter().copied().max(),
+                    participants_min: participants[i].iter().copied().min(),
                     min_ms,
                     median_ms: sorted[sorted.len() / 2],
                     us_per_iteration: min_ms * 1e3 / f64::from(r.iterations.max(1)),
                     edges_per_s: r.edges as f64 / (min_ms / 1e3),
-                    times_ms: times,
+                    times_ms: std::mem::take(&mut times[i]),
                     verified: true,
                 };
                 progress(&row);

@@ -1,5 +1,5 @@
 //! Graph applications (issue 10): bfs, sssp (Bellman-Ford and worklist), colour, MIS, bc,
-//! PageRank and connected components, each with a sequential [`reference`] and a [`verify`]
+//! PageRank and connected components, each with a sequential [`reference()`] and a [`verify`]
 //! check, run by a backend in one of its [`Variant`]s.
 //!
 //! The types here are shared by both backends: [`AppKind`] (which application), [`Variant`]

@@ -99,8 +99,8 @@ pub fn speedup_svg(r: &BenchResults, title: &str) -> String {
     );
     let nv = variants.len().max(1);
     let group_w = 14.0 * nv as f64 + 10.0;
-    let (left, top, plot_h, bottom) = (70.0, 50.0, 320.0, 170.0);
-    let width = left + group_w * cats.len() as f64 + 30.0;
+    let (left, top, plot_h, bottom) = (70.0, 70.0, 320.0, 170.0);
+    let width = (left + group_w * cats.len() as f64 + 30.0).max(520.0);
     let height = top + plot_h + bottom;
     let y = |s: f64| top + plot_h * (yhi - s.log10()) / (yhi - ylo);
     let mut o = String::new();
@@ -111,7 +111,7 @@ pub fn speedup_svg(r: &BenchResults, title: &str) -> String {
     let _ = writeln!(o, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(
         o,
-        r#"<text x="{left}" y="22" font-size="15">{} — speedup over {} ({}; log scale)</text>"#,
+        r#"<text x="{left}" y="20" font-size="15">{}</text><text x="{left}" y="37">speedup over {} (min time over min time, log scale); {}</text>"#,
         esc(title),
         esc(r.config.baseline.name()),
         esc(&r.device)
@@ -174,7 +174,7 @@ pub fn speedup_svg(r: &BenchResults, title: &str) -> String {
         let x = left + 10.0 + 150.0 * vi as f64;
         let _ = writeln!(
             o,
-            r#"<rect x="{x:.1}" y="32" width="12" height="10" fill="{}"/><text x="{:.1}" y="41">{}</text>"#,
+            r#"<rect x="{x:.1}" y="47" width="12" height="10" fill="{}"/><text x="{:.1}" y="56">{}</text>"#,
             PALETTE[vi % PALETTE.len()],
             x + 16.0,
             esc(v)

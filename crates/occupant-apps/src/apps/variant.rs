@@ -10,7 +10,7 @@ pub enum Variant {
     /// CPU: one executor launch per phase; the host reads a "changed" flag between launches.
     CpuMultiLaunch,
     /// CPU: one launch; occupancy discovery, then the default inter-group barrier between
-    /// phases ([`occupant::cpu::persistent`]).
+    /// phases ([`occupant::cpu::Executor::launch_persistent`]).
     CpuPersistent,
     /// CUDA: host loop, one kernel launch per phase, a "changed" flag read back (Pannotia).
     CudaMultiKernel,

@@ -12,15 +12,19 @@
 
 mod exec_model;
 mod executor;
+pub mod forkjoin;
 mod group;
+mod group_body;
 mod launch;
 mod memory;
 mod persistent;
+mod phased;
 mod quiet_panics;
 mod rng;
 mod stack_pool;
 mod start_gate;
 pub mod sync;
+pub mod vs_pocl;
 mod wait;
 mod watchdog;
 mod work_item;
@@ -30,6 +34,7 @@ pub use executor::{Executor, ExecutorConfig, LaunchReport};
 pub use launch::Launch;
 pub use memory::{AtomicElement, GlobalBuffer, LocalArray, LocalMemory};
 pub use persistent::{Persistent, PersistentReport};
+pub use phased::{Item, PhasedGroup, Private};
 pub use quiet_panics::SHOW_KERNEL_PANICS_ENV;
 pub use wait::Wait;
 pub use watchdog::CpuWaiter;

@@ -70,7 +70,7 @@ impl Steps for PageRank<'_> {
         store_f64(&self.moved, ((s + 1) % 3) as usize, 0.0);
     }
 
-    fn step(&self, s: u32, w: Worker) {
+    fn step(&self, s: u32, w: &Worker<'_>) {
         let (offsets, sources) = (self.t.offsets(), self.t.targets());
         let (old, new) = (
             &self.ranks[(s % 2) as usize],

@@ -252,12 +252,14 @@ fn time_variant(
 ) -> Result<(AppOutput, BenchRow)> {
     let (first, _) = cin.run(progs, variant)?;
     let mut times = Vec::new();
+    let mut participants = Vec::new();
     let mut last = None;
     for _ in 0..runs {
         let (out, r) = cin.run(progs, variant)?;
         matches(app, p, &first, &out)
             .map_err(|e| occupant::Error::Input(format!("run differs from the warm-up: {e}")))?;
         times.push(r.time_ms);
+        participants.extend(r.participants);
         last = Some(r);
     }
     let r = last.expect("at least one run");
@@ -274,7 +276,8 @@ fn time_variant(
             vertices: r.vertices,
             edges: r.edges,
             iterations: r.iterations,
-            participants: r.participants,
+            participants: participants.iter().copied().max(),
+            participants_min: participants.iter().copied().min(),
             min_ms,
             median_ms: sorted[sorted.len() / 2],
             us_per_iteration: min_ms * 1e3 / f64::from(r.iterations.max(1)),
