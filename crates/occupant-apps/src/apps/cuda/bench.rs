@@ -49,6 +49,8 @@ pub struct CudaBenchResults {
     pub results: BenchResults,
     /// The barrier of the persistent and occupancy-api variants.
     pub barrier: String,
+    /// `__launch_bounds__` minimum blocks per SM of the device-loop kernels, if any.
+    pub min_blocks_per_sm: Option<u32>,
     /// Threads per block of every kernel.
     pub block_threads: usize,
     /// Preparation of every (app, input).
@@ -99,18 +101,29 @@ pub fn matches(
     }
 }
 
+/// How [`bench_cuda`] compiles and checks.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CudaBenchOptions {
+    /// Barrier of the persistent and occupancy-api variants (None: the device's default).
+    pub barrier: Option<BarrierKind>,
+    /// `__launch_bounds__` minimum blocks per SM of the device-loop kernels (None: none).
+    pub min_blocks_per_sm: Option<u32>,
+    /// Compare every variant's output with the sequential reference.
+    pub verify: bool,
+}
+
 /// Runs the CUDA benchmark: `config.variants` (multi-kernel first is best: it is the
-/// baseline) of `config.apps` on `inputs`; `barrier` overrides the device's default barrier;
-/// `verify` computes the references. `progress` gets one line per step.
+/// baseline) of `config.apps` on `inputs`, compiled and checked as `opts` says. `progress`
+/// gets one line per step.
 pub fn bench_cuda<P: FnMut(&str)>(
     gpu: &Gpu,
     inputs: &[BenchInput],
     config: &BenchConfig,
-    barrier: Option<BarrierKind>,
-    verify: bool,
+    opts: &CudaBenchOptions,
     mut progress: P,
 ) -> Result<CudaBenchResults> {
-    let progs = AppPrograms::compile(gpu, barrier)?;
+    let verify = opts.verify;
+    let progs = AppPrograms::compile_with(gpu, opts.barrier, opts.min_blocks_per_sm)?;
     progress(&format!(
         "compiled the application kernels (barrier {}, cooperative kernels: {})",
         progs.device.barrier(),
@@ -235,6 +248,7 @@ pub fn bench_cuda<P: FnMut(&str)>(
             geomeans,
         },
         barrier: progs.device.barrier().name().into(),
+        min_blocks_per_sm: opts.min_blocks_per_sm,
         block_threads: BLOCK_THREADS,
         prepared,
         failures,

@@ -476,6 +476,16 @@ extern "C" __global__ void pagerank_advance(u32* ctl, const double* l1, u32 max_
 
 #include <occupant.cuh>
 
+// -DOCC_APP_MIN_BLOCKS=k: the device-loop kernels ask for k resident blocks of 256 threads per SM
+// (__launch_bounds__), capping their registers so that they reach the host-loop kernels'
+// occupancy (without it, occ::PersistentKernel's live state costs 6-16 registers and a block or
+// three per SM). Off by default.
+#ifdef OCC_APP_MIN_BLOCKS
+#define OCC_APP_BOUNDS __launch_bounds__(256, OCC_APP_MIN_BLOCKS)
+#else
+#define OCC_APP_BOUNDS
+#endif
+
 /// Runs `phases` phases per iteration, each followed by a barrier, until converged(it) (default:
 /// the iteration's flag stayed clear) or max_iterations; records the iterations in ctl[kIters].
 struct FlagClear {
@@ -526,7 +536,7 @@ struct CoopSync {
   }
 };
 #define OCC_APP_COOP_KERNEL(name, params, ...)                          \
-  extern "C" __global__ void name##_cooperative params {               \
+  extern "C" __global__ void OCC_APP_BOUNDS name##_cooperative params {\
     CoopSync s;                                                         \
     __VA_ARGS__                                                         \
   }
@@ -537,12 +547,12 @@ struct CoopSync {
 /// Defines <name>_persistent, <name>_occupancy (extra first parameter: the barrier state) and,
 /// with the toolkit, <name>_cooperative, all running `body` with a Sync `s`.
 #define OCC_APP_KERNELS(name, params, oparams, ...)                \
-  extern "C" __global__ void name##_persistent params {           \
+  extern "C" __global__ void OCC_APP_BOUNDS name##_persistent params { \
     occ::PersistentKernel s;                                             \
     if (!s.participating()) return;                                \
     __VA_ARGS__                                                    \
   }                                                                \
-  extern "C" __global__ void name##_occupancy oparams {           \
+  extern "C" __global__ void OCC_APP_BOUNDS name##_occupancy oparams { \
     OccupancySync s(barrier_state);                                \
     __VA_ARGS__                                                    \
   }                                                                \

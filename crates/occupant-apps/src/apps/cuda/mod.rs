@@ -23,8 +23,8 @@ mod programs;
 mod runner;
 
 pub use bench::{
-    bench_cuda, bench_source, load_inputs, matches, CudaBenchResults, PreparedInfo, CUDA_INPUTS,
-    CUDA_QUICK_INPUTS,
+    bench_cuda, bench_source, load_inputs, matches, CudaBenchOptions, CudaBenchResults,
+    PreparedInfo, CUDA_INPUTS, CUDA_QUICK_INPUTS,
 };
 pub use device_graph::{DeviceGraph, CHUNK, DEFAULT_HEAVY_DEGREE};
 pub use programs::{toolkit_include, AppPrograms, GRAPH_APPS_CU};
