@@ -27,7 +27,8 @@ exe() { # crate test -> path of the release test executable
 for l in sys.stdin:
     try: m=json.loads(l)
     except ValueError: continue
-    if m.get("reason")=="compiler-artifact" and m.get("executable"): print(m["executable"])' | tail -1
+    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["executable"])' | tail -1
 }
 rm -rf "$dest"
 mkdir -p "$dest"
