@@ -77,7 +77,13 @@ fn every_app_and_variant_matches_the_reference() {
                 let (out, r) = input
                     .run(&progs, variant)
                     .unwrap_or_else(|e| panic!("{app} {} on {spec}: {e}", variant.name()));
-                if let Err(e) = check(app, &p, &want, &out) {
+                // Colour and MIS: the reference's rounds give the same output; a proper
+                // colouring / maximal independent set is what is required.
+                let checked = check(app, &p, &want, &out).or_else(|e| match app {
+                    AppKind::Color | AppKind::Mis => verify(app, &g, &p, &out),
+                    _ => Err(e),
+                });
+                if let Err(e) = checked {
                     panic!("{app} {} on {spec}: {e}", variant.name());
                 }
                 if variant == Variant::CudaPersistent {
@@ -119,7 +125,7 @@ fn edge_cases_and_unported_apps() {
             }
         }
     }
-    let e = CudaInput::prepare(&gpu, AppKind::Color, &one, &AppParams::default())
+    let e = CudaInput::prepare(&gpu, AppKind::Bc, &one, &AppParams::default())
         .err()
         .unwrap();
     assert!(e.to_string().contains("not ported"), "{e}");

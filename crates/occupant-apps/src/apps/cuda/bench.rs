@@ -213,7 +213,16 @@ pub fn bench_cuda<P: FnMut(&str)>(
                         Ok((want, ms)) => {
                             info.reference_ms = Some(ms);
                             for (variant, out, row) in &firsts {
-                                match matches(app, &p, &want, out) {
+                                // colour and MIS: the reference's rounds give the same output;
+                                // any proper colouring / maximal independent set passes too.
+                                let ok = matches(app, &p, &want, out).or_else(|e| {
+                                    if matches!(app, AppKind::Color | AppKind::Mis) {
+                                        crate::apps::verify(app, graph, &p, out)
+                                    } else {
+                                        Err(e)
+                                    }
+                                });
+                                match ok {
                                     Ok(()) => rows[*row].verified = true,
                                     Err(e) => {
                                         let msg = format!(
