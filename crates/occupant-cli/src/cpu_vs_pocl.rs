@@ -86,6 +86,12 @@ fn table(r: &CpuVsPoclReport) -> String {
         "PoCL device {} ({} compute units) vs occupant OccupancyBound {{ compute_units: {} }}; host cores {}; min of {} interleaved rounds (ms)",
         r.pocl_device, r.pocl_compute_units, r.threads, r.host_cores, r.runs
     );
+    if let Some((before, after)) = r.load_average {
+        let _ = writeln!(
+            s,
+            "host load average (1 min) {before:.1} before, {after:.1} after: a busy shared host makes every figure noisy"
+        );
+    }
     let _ = writeln!(
         s,
         "{:<10} {:>9} {:>11} {:>8} {:>11} {:>8} {:>6}",

@@ -13,9 +13,11 @@ mod cuda_bench_memory;
 mod cuda_bench_primitives;
 mod cuda_info;
 mod cuda_launch_bench;
+mod forkjoin_cmd;
 mod graph_cmd;
 mod info;
 mod linear_plot;
+mod multitask_cmd;
 mod output_path;
 mod plot;
 mod run_cmd;
@@ -53,6 +55,8 @@ enum Command {
     Graph(graph_cmd::GraphCommand),
     /// Run a graph application (bfs, sssp, sssp-worklist, color, mis, bc, pagerank, cc).
     Run(run_cmd::RunArgs),
+    /// Cooperative kernels (seed 000 §5): a cooperative app lends compute units to a periodic other launch.
+    Multitask(multitask_cmd::MultitaskArgs),
 }
 
 #[derive(Subcommand)]
@@ -65,10 +69,14 @@ enum BenchCommand {
     Discovery(cuda_bench_discovery::DiscoveryBenchArgs),
     /// The memory-system microbenchmarks and the machine abstraction (CUDA).
     Memory(cuda_bench_memory::MemoryBenchArgs),
-    /// Graph applications, apps × inputs × variants: speedups over multi-kernel / multi-launch.
-    Apps(bench_apps::AppsBenchArgs),
     /// The CPU executor against PoCL on the same OpenCL kernels and thread count.
     CpuVsPocl(cpu_vs_pocl::CpuVsPoclArgs),
+    /// Graph applications, apps × inputs × variants: speedups over multi-kernel / multi-launch.
+    Apps(bench_apps::AppsBenchArgs),
+    /// Fork-join construct overheads (EPCC syncbench, Bull's method): `--backend cpu|cuda`.
+    Forkjoin(forkjoin_cmd::ForkjoinArgs),
+    /// The nested-parallelism suite: SPMD vs fork-join nested kernels (CUDA).
+    Nested(forkjoin_cmd::NestedArgs),
 }
 
 fn main() -> ExitCode {
@@ -95,14 +103,17 @@ fn main() -> ExitCode {
         Command::Bench(BenchCommand::Primitives(a)) => bench_primitives::run(&a),
         Command::Bench(BenchCommand::Discovery(a)) => cuda_bench_discovery::run(&a),
         Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),
-        Command::Bench(BenchCommand::Apps(a)) => bench_apps::run(&a),
         Command::Bench(BenchCommand::CpuVsPocl(a)) => cpu_vs_pocl::run(&a),
+        Command::Bench(BenchCommand::Apps(a)) => bench_apps::run(&a),
+        Command::Bench(BenchCommand::Forkjoin(a)) => forkjoin_cmd::run_forkjoin(&a),
+        Command::Bench(BenchCommand::Nested(a)) => forkjoin_cmd::run_nested(&a),
         Command::Discover(args) if args.backend == backend_arg::Backend::Cuda => {
             cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
         }
         Command::Discover(args) => cpu_discover::run(&args),
         Command::Graph(cmd) => graph_cmd::run(&cmd),
         Command::Run(a) => run_cmd::run(&a),
+        Command::Multitask(a) => multitask_cmd::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -10,6 +10,7 @@
 //! through the wait policy ([`CpuWaiter`]), whose watchdog turns a launch that cannot make
 //! progress into [`Error::Deadlock`](crate::Error::Deadlock).
 
+pub mod coop;
 mod exec_model;
 mod executor;
 pub mod forkjoin;
@@ -24,6 +25,7 @@ mod rng;
 mod stack_pool;
 mod start_gate;
 pub mod sync;
+mod unit_threads;
 pub mod vs_pocl;
 mod wait;
 mod watchdog;

@@ -1,6 +1,8 @@
 //! The backend-neutral vocabulary: launch shapes, work-item ids, errors, watchdog settings.
 
+pub mod coop;
 mod error;
+pub mod forkjoin;
 mod ndrange;
 mod shape_table;
 mod watchdog;

@@ -4,7 +4,7 @@
 //! untimed warm-up and `runs` timed runs. Every run's output must equal the variant's first
 //! (pagerank: within the verifier's tolerance) and every variant's first output the reference.
 //! The rows, speedups and geometric means are the backend-neutral
-//! [`BenchResults`](crate::apps::bench::BenchResults).
+//! [`crate::apps::bench::BenchResults`].
 
 use super::programs::AppPrograms;
 use super::runner::{CudaInput, BLOCK_THREADS};

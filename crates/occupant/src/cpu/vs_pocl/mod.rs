@@ -132,6 +132,19 @@ pub struct CpuVsPoclReport {
     pub barrier_cost: BarrierCost,
     /// Whether every occupant output equals PoCL's.
     pub all_equal: bool,
+    /// The host's 1-minute load average before and after the rounds (`/proc/loadavg`; absent
+    /// elsewhere): how busy the shared host was while it measured.
+    pub load_average: Option<(f64, f64)>,
+}
+
+/// The 1-minute load average, where the OS reports one.
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 fn ms(d: Duration) -> f64 {
@@ -190,6 +203,7 @@ pub fn run(cfg: &CpuVsPoclConfig, progress: &mut dyn FnMut(&str)) -> Result<CpuV
         }
     }
 
+    let load_before = load_average();
     // Round 0 warms up (PoCL compiles its kernels) and checks every output; it is not timed.
     for round in 0..=cfg.runs {
         for (ki, &kernel) in cfg.kernels.iter().enumerate() {
@@ -217,6 +231,7 @@ pub fn run(cfg: &CpuVsPoclConfig, progress: &mut dyn FnMut(&str)) -> Result<CpuV
         }
     }
 
+    let load_after = load_average();
     let mut kernels = Vec::new();
     let mut plain_loop = Vec::new();
     for (ki, &kernel) in cfg.kernels.iter().enumerate() {
@@ -289,6 +304,7 @@ pub fn run(cfg: &CpuVsPoclConfig, progress: &mut dyn FnMut(&str)) -> Result<CpuV
         plain_loop,
         barrier_cost,
         all_equal,
+        load_average: load_before.zip(load_after),
     })
 }
 

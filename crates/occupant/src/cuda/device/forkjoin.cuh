@@ -101,12 +101,19 @@ __device__ __forceinline__ long long cycles() { return clock64(); }
 
 /// The team's shared state. Declare it `__shared__` in the kernel and call setup() before run().
 struct Team {
-  // Published by the master before a fork (read by the workers after barrier 0).
-  unsigned region;        // 1 + index of the region type; 0 terminates the pool
-  unsigned nthreads;      // threads of the region
-  unsigned active_warps;  // ceil(nthreads / 32)
-  unsigned gen;           // regions forked so far (tells the end of a region to partial warps)
-  void* payload;          // the region object, on the data-sharing stack
+  // Published by the master before a fork (read by the workers after barrier 0), in slot
+  // (fork number & 1): a warp that the region does not need reads its slot after barrier 0 and
+  // goes back to the pool without joining, so the master may already be writing the next
+  // fork's descriptor meanwhile - into the other slot. It cannot get two forks ahead: the next
+  // fork's barrier 0 waits for that warp.
+  struct Descriptor {
+    unsigned region;        // 1 + index of the region type; 0 terminates the pool
+    unsigned nthreads;      // threads of the region
+    unsigned active_warps;  // ceil(nthreads / 32)
+    unsigned gen;           // forks so far, this one included
+    void* payload;          // the region object, on the data-sharing stack
+  } desc[2];
+  unsigned gen;             // forks so far (the master's count)
   // Worksharing / reductions inside a region.
   unsigned long long ending;        // (gen << 32) | index of the last team barrier of region gen
   unsigned long long dyn_next[2];   // dynamic schedule counters (double-buffered)
@@ -124,9 +131,11 @@ struct Team {
   unsigned dbg_count, dbg_sense, dbg_min, dbg_max, dbg_errors;
 
   /// Sets the data-sharing stack (shared memory, 16-byte aligned) and this block's global spill
-  /// area (may be null / 0). Call from every thread before run() (same values: benign).
+  /// area (may be null / 0). Call from every thread before run(); only the master thread (lane
+  /// 0 of the last warp, the one that reads them) stores.
   __device__ void setup(unsigned char* shared_stack, unsigned shared_bytes,
                         unsigned char* global_spill, unsigned global_bytes) {
+    if (threadIdx.x != blockDim.x - WARP) return;
     stack = shared_stack;
     stack_bytes = shared_bytes;
     spill = global_spill;
@@ -434,11 +443,14 @@ class Master {
     if (copy == nullptr) return false;
     detail::copy_region(copy, &body);
     const unsigned warps = (num_threads + 31u) / 32u;
-    team_.region = id;
-    team_.nthreads = num_threads;
-    team_.active_warps = warps;
-    team_.payload = copy;
-    team_.gen += 1u;
+    const unsigned gen = team_.gen + 1u;
+    Team::Descriptor& d = team_.desc[gen & 1u];
+    d.region = id;
+    d.nthreads = num_threads;
+    d.active_warps = warps;
+    d.payload = copy;
+    d.gen = gen;
+    team_.gen = gen;
     team_.dyn_next[0] = 0ull;
     team_.dyn_next[1] = 0ull;
 #if OCC_FJ_DEBUG
@@ -496,17 +508,20 @@ template <class... Regions>
 __device__ void worker_loop(Team& team, unsigned tid) {
   const unsigned warp = tid >> 5;
   const unsigned pool = blockDim.x;  // (not team.workers: the master may not have written it yet)
-  for (;;) {
+  for (unsigned forks = 1u;; ++forks) {
     named_sync(POOL_BARRIER, pool);  // wait for work (acquires the master's writes)
-    const unsigned id = team.region;
+    const Team::Descriptor& d = team.desc[forks & 1u];
+    const unsigned id = d.region;
     if (id == 0u) return;           // termination
-    const unsigned warps = team.active_warps;
+    const unsigned warps = d.active_warps;
     if (warp >= warps) continue;    // not needed: back to the pool at once
-    const unsigned n = team.nthreads;
-    const unsigned gen = team.gen;
+    const unsigned n = d.nthreads;
+    const unsigned gen = d.gen;
+    void* const payload = d.payload;
+    (void)gen;  // (unused in the debug mode)
     if (tid < n) {
       Thread t(team, tid, n, 1u);
-      const bool known = Dispatch<1u, Regions...>::call(id, team.payload, t);
+      const bool known = Dispatch<1u, Regions...>::call(id, payload, t);
 #if OCC_FJ_DEBUG
       if (!known) fail(team);
       atomicMin(&team.dbg_min, t.barriers_passed());
@@ -558,7 +573,7 @@ __device__ void run(Team& team, Serial&& serial) {
   if (tid >> 5 == master_warp) {
     if ((tid & 31u) != 0u) return;  // the seed: one SIMT thread of the master warp
     team.workers = master_warp * WARP;
-    team.region = 0u;
+    team.desc[0].region = team.desc[1].region = 0u;
     team.gen = 0u;
     team.ending = 0ull;
     team.sp = 0u;
@@ -574,7 +589,7 @@ __device__ void run(Team& team, Serial&& serial) {
       Master<Regions...> m(team);
       serial(m);
     }
-    team.region = 0u;
+    team.desc[(team.gen + 1u) & 1u].region = 0u;  // the next fork's slot says: terminate
     named_arrive(POOL_BARRIER, blockDim.x);  // terminate the pool
     return;
   }
