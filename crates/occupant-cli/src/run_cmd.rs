@@ -214,19 +214,15 @@ fn run_one(
     run_cpu_with(&exec, app, variant, g, p, &opts).map_err(|e| e.to_string())
 }
 
-// I10-MERGE: the CUDA half of issue 10 (branch i10-cuda-apps) provides
-// `occupant_apps::apps::run_cuda(&Gpu, app, variant, g, p)`; at merge time this becomes
-//     let gpu = occupant::cuda::Gpu::open(0).map_err(|e| e.to_string())?;
-//     occupant_apps::apps::run_cuda(&gpu, app, variant, g, p).map_err(|e| e.to_string())
+/// One run on the GPU (`occupant_apps::apps::run_cuda`: compiled once and cached).
 fn run_cuda(
     app: AppKind,
     variant: Variant,
-    _g: &Csr,
-    _p: &AppParams,
+    g: &Csr,
+    p: &AppParams,
 ) -> Result<(AppOutput, RunReport), String> {
-    Err(format!(
-        "{app} {variant} on CUDA: the CUDA applications are not in this build (branch i10-cuda-apps)"
-    ))
+    let gpu = occupant::cuda::Gpu::open(0).map_err(|e| e.to_string())?;
+    occupant_apps::apps::run_cuda(&gpu, app, variant, g, p).map_err(|e| e.to_string())
 }
 
 fn print_summary(runs: &[RunReport]) {
