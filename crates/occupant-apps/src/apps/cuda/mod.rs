@@ -28,6 +28,6 @@ pub use bench::{
     bench_cuda, bench_source, load_inputs, matches, CudaBenchOptions, CudaBenchResults,
     PreparedInfo, CUDA_INPUTS, CUDA_QUICK_INPUTS,
 };
-pub use device_graph::{DeviceGraph, CHUNK, DEFAULT_HEAVY_DEGREE};
+pub use device_graph::{DeviceGraph, HeavySplit, CHUNK, DEFAULT_HEAVY_DEGREE};
 pub use programs::{toolkit_include, AppPrograms, GRAPH_APPS_CU};
 pub use runner::{run_cuda, CudaInput, BLOCK_THREADS, CUDA_APPS};
