@@ -12,7 +12,7 @@ use occupant_apps::apps::bench::{
     bench_cpu, generate_inputs, BenchConfig, BenchResults, CPU_INPUTS,
 };
 use occupant_apps::apps::cuda::{
-    bench_cuda, load_inputs, CUDA_APPS, CUDA_INPUTS, CUDA_QUICK_INPUTS,
+    bench_cuda, load_inputs, CudaBenchOptions, CUDA_APPS, CUDA_INPUTS, CUDA_QUICK_INPUTS,
 };
 use occupant_apps::apps::{speedup_svg, AppKind, AppParams, Variant};
 use std::path::{Path, PathBuf};
@@ -48,6 +48,9 @@ pub struct AppsBenchArgs {
     /// Barrier of the persistent and occupancy-api variants (default: the device's).
     #[arg(long)]
     barrier: Option<String>,
+    /// Compile the device-loop kernels with `__launch_bounds__(256, N)` (CUDA).
+    #[arg(long, value_parser = at_least_one::<u32>)]
+    min_blocks_per_sm: Option<u32>,
 }
 
 fn parse_apps(names: &[String], default: &[AppKind]) -> Result<Vec<AppKind>, String> {
@@ -178,8 +181,12 @@ pub fn run(a: &AppsBenchArgs) -> Result<(), String> {
         runs: a.runs,
         params: AppParams::default(),
     };
-    let r = bench_cuda(&gpu, &inputs, &config, barrier, !a.no_verify, progress)
-        .map_err(|e| e.to_string())?;
+    let opts = CudaBenchOptions {
+        barrier,
+        min_blocks_per_sm: a.min_blocks_per_sm,
+        verify: !a.no_verify,
+    };
+    let r = bench_cuda(&gpu, &inputs, &config, &opts, progress).map_err(|e| e.to_string())?;
     let dir = a.out.clone().unwrap_or_else(|| {
         Path::new("bench/results")
             .join(results_dir_name(&gpu.info().name))

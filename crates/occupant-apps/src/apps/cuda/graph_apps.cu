@@ -1,4 +1,4 @@
-// occupant-apps: the CUDA graph applications (bfs, sssp, cc, pagerank), one kernel body per
+// occupant-apps: the CUDA graph applications (bfs, sssp, cc, pagerank, color, mis), one kernel body per
 // phase, wrapped four ways (issue 10, "Variants"):
 //   <app>_step*        one phase per launch, the host loop (multi-kernel) or a replayed CUDA graph
 //                      (graph: pass it = 0xffffffff, the iteration is read from ctl[kIter]),
@@ -391,6 +391,87 @@ __device__ __forceinline__ void pr_phase1(const Graph& g, Grid gr, double* rank,
 }
 
 // ---------------------------------------------------------------------------------------------
+// color and mis: max-based (Jones-Plassmann) colouring and Luby's MIS over the shared random
+// priorities (prep::priorities), round by round as the references: in round `it` an undecided
+// vertex that no undecided neighbour beats (larger (priority, id)) wins. Phase 0 marks every
+// undecided vertex with a beating undecided neighbour (lost[u] = it), phase 1 decides the
+// others (colour `it` / in the set) and sets the flag while some vertex lost; mis's phase 2
+// takes the undecided neighbours of the new members out. state: colour (undecided = INF), or
+// mis 0 undecided / 1 in / 2 out.
+
+enum : u32 { kMisUndecided = 0u, kMisIn = 1u, kMisOut = 2u };
+
+__device__ __forceinline__ bool beats(u32 pu, u32 u, u32 pv, u32 v) {
+  return pu > pv || (pu == pv && u > v);
+}
+
+struct LoseEdge {
+  const u32* col;
+  const u32* prio;
+  const u32* state;
+  u32* lost;
+  u32 it;
+  u32 und;
+  __device__ bool active(u32 u) const { return load_volatile(state + u) == und; }
+  __device__ u32 value(u32 u) const { return prio[u]; }
+  __device__ void edge(u32 u, u32 e, u32 pu) {
+    const u32 v = col[e];
+    if (load_volatile(state + v) == und && beats(prio[v], v, pu, u)) {
+      ((volatile u32*)lost)[u] = it;  // every writer writes the same value
+    }
+  }
+};
+
+__device__ __forceinline__ void lose_phase(const Graph& g, Grid gr, const u32* state,
+                                           const u32* prio, u32* lost, u32* ctl, u32 it, u32 und) {
+  clear_next(gr, ctl, it);
+  LoseEdge op = {g.col, prio, state, lost, it, und};
+  tile_edges<u32>(g, gr, op);
+  heavy_edges<u32>(g, gr, op);
+}
+
+/// Undecided vertices that did not lose take `win`; the flag says some vertex lost.
+__device__ __forceinline__ void decide_phase(const Graph& g, Grid gr, u32* state, const u32* lost,
+                                             u32* ctl, u32 it, u32 und, u32 win) {
+  bool remaining = false;
+  for (u32 v = gr.tid; v < g.n; v += gr.nthreads) {
+    if (state[v] != und) continue;
+    if (load_volatile(lost + v) == it) remaining = true;
+    else state[v] = win;
+  }
+  flag_changed(ctl, it % 3u, remaining);
+}
+
+struct OutEdge {
+  const u32* col;
+  u32* state;
+  __device__ bool active(u32 u) const { return load_volatile(state + u) == kMisUndecided; }
+  __device__ u32 value(u32) const { return 0u; }
+  __device__ void edge(u32 u, u32 e, u32) {
+    if (load_volatile(state + col[e]) == kMisIn) ((volatile u32*)state)[u] = kMisOut;
+  }
+};
+
+__device__ __forceinline__ void mis_out_phase(const Graph& g, Grid gr, u32* state) {
+  OutEdge op = {g.col, state};
+  tile_edges<u32>(g, gr, op);
+  heavy_edges<u32>(g, gr, op);
+}
+
+__device__ __forceinline__ void color_phase(const Graph& g, Grid gr, u32* color, const u32* prio,
+                                            u32* lost, u32* ctl, u32 it, u32 p) {
+  if (p == 0u) lose_phase(g, gr, color, prio, lost, ctl, it, OCC_APP_INF);
+  else decide_phase(g, gr, color, lost, ctl, it, OCC_APP_INF, it);
+}
+
+__device__ __forceinline__ void mis_phase(const Graph& g, Grid gr, u32* state, const u32* prio,
+                                          u32* lost, u32* ctl, u32 it, u32 p) {
+  if (p == 0u) lose_phase(g, gr, state, prio, lost, ctl, it, kMisUndecided);
+  else if (p == 1u) decide_phase(g, gr, state, lost, ctl, it, kMisUndecided, kMisIn);
+  else mis_out_phase(g, gr, state);
+}
+
+// ---------------------------------------------------------------------------------------------
 // The host-loop kernels (multi-kernel and graph variants) and app_advance (graph variant).
 
 __device__ __forceinline__ bool host_iteration(u32* ctl, u32 it_param, u32& it) {
@@ -445,6 +526,20 @@ extern "C" __global__ void pagerank_step1(GRAPH_PARAMS, double* rank, double* co
   pr_phase1(g, launch_grid(), rank, contrib, inv_deg, acc, l1, it, base, d);
 }
 
+#define OCC_APP_CM_STEP(name, fn, phase)                                                     \
+  extern "C" __global__ void name(GRAPH_PARAMS, u32* state, const u32* prio, u32* lost, u32* ctl,  \
+                                  u32 it_param) {                                                  \
+    MAKE_GRAPH;                                                                                    \
+    u32 it;                                                                                        \
+    if (!host_iteration(ctl, it_param, it)) return;                                                \
+    fn(g, launch_grid(), state, prio, lost, ctl, it, phase);                                       \
+  }
+OCC_APP_CM_STEP(color_step0, color_phase, 0u)
+OCC_APP_CM_STEP(color_step1, color_phase, 1u)
+OCC_APP_CM_STEP(mis_step0, mis_phase, 0u)
+OCC_APP_CM_STEP(mis_step1, mis_phase, 1u)
+OCC_APP_CM_STEP(mis_step2, mis_phase, 2u)
+
 /// Graph variant, one thread: ends the iteration ctl[kIter] (done when its flag is clear or
 /// max_iterations is reached), else moves to the next.
 __device__ __forceinline__ void advance(u32* ctl, u32 max_iterations, bool converged) {
@@ -475,6 +570,16 @@ extern "C" __global__ void pagerank_advance(u32* ctl, const double* l1, u32 max_
 // by the persistent, occupancy-API and cooperative kernels.
 
 #include <occupant.cuh>
+
+// -DOCC_APP_MIN_BLOCKS=k: the device-loop kernels ask for k resident blocks of 256 threads per SM
+// (__launch_bounds__), capping their registers so that they reach the host-loop kernels'
+// occupancy (without it, occ::PersistentKernel's live state costs 6-16 registers and a block or
+// three per SM). Off by default.
+#ifdef OCC_APP_MIN_BLOCKS
+#define OCC_APP_BOUNDS __launch_bounds__(256, OCC_APP_MIN_BLOCKS)
+#else
+#define OCC_APP_BOUNDS
+#endif
 
 /// Runs `phases` phases per iteration, each followed by a barrier, until converged(it) (default:
 /// the iteration's flag stayed clear) or max_iterations; records the iterations in ctl[kIters].
@@ -526,7 +631,7 @@ struct CoopSync {
   }
 };
 #define OCC_APP_COOP_KERNEL(name, params, ...)                          \
-  extern "C" __global__ void name##_cooperative params {               \
+  extern "C" __global__ void OCC_APP_BOUNDS name##_cooperative params {\
     CoopSync s;                                                         \
     __VA_ARGS__                                                         \
   }
@@ -537,12 +642,12 @@ struct CoopSync {
 /// Defines <name>_persistent, <name>_occupancy (extra first parameter: the barrier state) and,
 /// with the toolkit, <name>_cooperative, all running `body` with a Sync `s`.
 #define OCC_APP_KERNELS(name, params, oparams, ...)                \
-  extern "C" __global__ void name##_persistent params {           \
+  extern "C" __global__ void OCC_APP_BOUNDS name##_persistent params { \
     occ::PersistentKernel s;                                             \
     if (!s.participating()) return;                                \
     __VA_ARGS__                                                    \
   }                                                                \
-  extern "C" __global__ void name##_occupancy oparams {           \
+  extern "C" __global__ void OCC_APP_BOUNDS name##_occupancy oparams { \
     OccupancySync s(barrier_state);                                \
     __VA_ARGS__                                                    \
   }                                                                \
@@ -587,6 +692,23 @@ OCC_APP_KERNELS(pagerank, P_PR, O_PR, {
     if (p == 0u) pr_phase0(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d);
     else pr_phase1(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d);
   }, [&](u32 it) { return *(const volatile double*)(l1 + it % 3u) <= tol; });
+})
+
+#define P_CM (GRAPH_PARAMS, u32* state, const u32* prio, u32* lost, u32* ctl, u32 max_iterations)
+#define O_CM                                                                                     \
+  (u32* barrier_state, GRAPH_PARAMS, u32* state, const u32* prio, u32* lost, u32* ctl,           \
+   u32 max_iterations)
+OCC_APP_KERNELS(color, P_CM, O_CM, {
+  MAKE_GRAPH;
+  device_loop(s, ctl, max_iterations, 2u,
+              [&](Grid gr, u32 it, u32 p) { color_phase(g, gr, state, prio, lost, ctl, it, p); },
+              FlagClear{ctl});
+})
+OCC_APP_KERNELS(mis, P_CM, O_CM, {
+  MAKE_GRAPH;
+  device_loop(s, ctl, max_iterations, 3u,
+              [&](Grid gr, u32 it, u32 p) { mis_phase(g, gr, state, prio, lost, ctl, it, p); },
+              FlagClear{ctl});
 })
 
 #endif  // OCC_APP_HOST_LOOP

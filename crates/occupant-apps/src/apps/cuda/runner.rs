@@ -2,7 +2,7 @@
 
 use super::device_graph::{DeviceGraph, DEFAULT_HEAVY_DEGREE};
 use super::programs::AppPrograms;
-use crate::apps::prep::weights_or_unit;
+use crate::apps::prep::{priorities, weights_or_unit};
 use crate::apps::{AppKind, AppOutput, AppParams, RunReport, Variant};
 use crate::graph::Csr;
 use occupant::cuda::{Arg, DeviceBuffer, Gpu, LaunchConfig, LaunchMode, PinnedScalar};
@@ -24,7 +24,14 @@ const GRAPH_UNROLL: usize = 8;
 const GRAPH_MAX_BATCH: u64 = 16;
 
 /// The CUDA applications ported so far.
-pub const CUDA_APPS: [AppKind; 4] = [AppKind::Bfs, AppKind::Sssp, AppKind::Cc, AppKind::PageRank];
+pub const CUDA_APPS: [AppKind; 6] = [
+    AppKind::Bfs,
+    AppKind::Sssp,
+    AppKind::Cc,
+    AppKind::PageRank,
+    AppKind::Color,
+    AppKind::Mis,
+];
 
 /// Per-application device state, allocated once per input and re-initialised before each run
 /// (one per input: the size difference of the variants does not matter).
@@ -44,6 +51,14 @@ enum State {
         label: DeviceBuffer<u32>,
         stamp: DeviceBuffer<u32>,
         init_label: Vec<u32>,
+    },
+    /// color (state: colour, undecided = u32::MAX) and mis (state: 0 undecided, 1 in, 2 out).
+    Rounds {
+        state: DeviceBuffer<u32>,
+        prio: DeviceBuffer<u32>,
+        lost: DeviceBuffer<u32>,
+        init_state: Vec<u32>,
+        init_lost: Vec<u32>,
     },
     PageRank {
         rank: DeviceBuffer<f64>,
@@ -165,6 +180,28 @@ impl CudaInput {
                     },
                 )
             }
+            AppKind::Color | AppKind::Mis => {
+                // The neighbour sets of prep::undirected (self-loops and duplicates dropped).
+                let u = g
+                    .symmetrized(true, true)
+                    .map_err(|e| Error::Input(format!("{app}: symmetrising the input: {e}")))?;
+                let undecided = if app == AppKind::Color { u32::MAX } else { 0 };
+                let prio = priorities(n, p.seed);
+                (
+                    DeviceGraph::upload(gpu, &u, None, DEFAULT_HEAVY_DEGREE)?,
+                    State::Rounds {
+                        state: gpu.alloc_zeroed(nu)?,
+                        prio: if prio.is_empty() {
+                            gpu.alloc_zeroed(1)?
+                        } else {
+                            gpu.upload(&prio)?
+                        },
+                        lost: gpu.alloc_zeroed(nu)?,
+                        init_state: vec![undecided; nu],
+                        init_lost: vec![u32::MAX; nu],
+                    },
+                )
+            }
             other => {
                 return Err(Error::Input(format!(
                     "{other} is not ported to the CUDA backend yet (ported: {})",
@@ -217,6 +254,16 @@ impl CudaInput {
                 label.copy_from(init_label)?;
                 stamp.zero()?;
             }
+            State::Rounds {
+                state,
+                lost,
+                init_state,
+                init_lost,
+                ..
+            } => {
+                state.copy_from(init_state)?;
+                lost.copy_from(init_lost)?;
+            }
             State::PageRank {
                 rank,
                 contrib,
@@ -242,6 +289,8 @@ impl CudaInput {
             AppKind::Bfs => "bfs",
             AppKind::Sssp => "sssp",
             AppKind::Cc => "cc",
+            AppKind::Color => "color",
+            AppKind::Mis => "mis",
             _ => "pagerank",
         }
     }
@@ -252,6 +301,8 @@ impl CudaInput {
             AppKind::Bfs => vec!["bfs_step"],
             AppKind::Sssp => vec!["sssp_step"],
             AppKind::Cc => vec!["cc_step"],
+            AppKind::Color => vec!["color_step0", "color_step1"],
+            AppKind::Mis => vec!["mis_step0", "mis_step1", "mis_step2"],
             _ if self.graph.heavy_vertices() == 0 => vec!["pagerank_step0"],
             _ => vec!["pagerank_step0", "pagerank_step1"],
         }
@@ -279,6 +330,13 @@ impl CudaInput {
             State::Cc { label, stamp, .. } => {
                 a.push(Arg::from(label));
                 a.push(Arg::from(stamp));
+            }
+            State::Rounds {
+                state, prio, lost, ..
+            } => {
+                a.push(Arg::from(state));
+                a.push(Arg::from(prio));
+                a.push(Arg::from(lost));
             }
             State::PageRank {
                 rank,
@@ -319,6 +377,15 @@ impl CudaInput {
             State::Sssp { dist, .. } => AppOutput::Distances(take(dist.to_vec()?, n)),
             State::Cc { label, .. } => AppOutput::Labels(take(label.to_vec()?, n)),
             State::PageRank { rank, .. } => AppOutput::Ranks(take(rank.to_vec()?, n)),
+            State::Rounds { state, .. } if self.app == AppKind::Color => {
+                AppOutput::Colors(take(state.to_vec()?, n))
+            }
+            State::Rounds { state, .. } => AppOutput::InSet(
+                take(state.to_vec()?, n)
+                    .into_iter()
+                    .map(|s| s == 1)
+                    .collect(),
+            ),
         })
     }
 
