@@ -1,12 +1,15 @@
-// The cooperative BFS (occupant-apps src/coop_cuda/bfs.cu) on CPU threads, one per group, while
+// The cooperative BFS and SSSP (occupant-apps src/coop_cuda/bfs.cu, sssp.cu) on CPU threads, one per group, while
 // a scheduler thread takes 1, N/4, N/2, N-1 groups in turn and gives them back as new threads
 // (occupant-apps tests/coop_bfs_protocol.rs). Checks every round's (reached, distance sum)
-// against a sequential BFS. Usage: bfs_harness MODE(1 regular | 2 query) W H ROUNDS
+// against a sequential BFS / Dijkstra. Usage: bfs_harness MODE(1 regular | 2 query) W H ROUNDS
+// [APP(0 bfs | 1 sssp)]
 #include <cstdlib>
 #include <deque>
+#include <queue>
 #include <thread>
 #include <vector>
 #include "bfs.cu"
+#include "sssp.cu"
 using namespace occ;
 
 int main(int argc, char** argv) {
@@ -14,7 +17,12 @@ int main(int argc, char** argv) {
   const unsigned W = argc > 2 ? (unsigned)std::atoi(argv[2]) : 40u;
   const unsigned H = argc > 3 ? (unsigned)std::atoi(argv[3]) : 30u;
   const unsigned rounds = argc > 4 ? (unsigned)std::atoi(argv[4]) : 40u;
+  const unsigned app = argc > 5 ? (unsigned)std::atoi(argv[5]) : 0u;
   const unsigned n = W * H, N = 12;
+  auto weight = [](unsigned a, unsigned b) {
+    const unsigned lo = a < b ? a : b, hi = a < b ? b : a;
+    return (lo * 31u + hi * 17u) % 255u + 1u;
+  };
   std::vector<std::vector<unsigned>> adj(n);
   for (unsigned y = 0; y < H; ++y)
     for (unsigned x = 0; x < W; ++x) {
@@ -22,13 +30,16 @@ int main(int argc, char** argv) {
       if (x + 1 < W) { adj[v].push_back(v + 1); adj[v + 1].push_back(v); }
       if (y + 1 < H) { adj[v].push_back(v + W); adj[v + W].push_back(v); }
     }
-  std::vector<unsigned> offsets(n + 1, 0u), targets;
+  std::vector<unsigned> offsets(n + 1, 0u), targets, weights;
   for (unsigned v = 0; v < n; ++v) {
     offsets[v + 1] = offsets[v] + (unsigned)adj[v].size();
-    for (unsigned u : adj[v]) targets.push_back(u);
+    for (unsigned u : adj[v]) {
+      targets.push_back(u);
+      weights.push_back(weight(v, u));
+    }
   }
   std::vector<unsigned> sources = {0u, n / 2u, n - 1u, 7u % n};
-  std::vector<unsigned> dist(n), fa(n), fb(n), lens(4, 0u);
+  std::vector<unsigned> dist(n), fa(n), fb(n), lens(4, 0u), inq(n, 0u);
   std::vector<unsigned long long> checks(2 * rounds, 0ull);
   coop::State* st = (coop::State*)std::calloc(1, sizeof(coop::State));
   coop::Mailbox* mb = (coop::Mailbox*)std::calloc(1, sizeof(coop::Mailbox));
@@ -36,8 +47,13 @@ int main(int argc, char** argv) {
   w[0] = w[1] = w[3] = w[50] = w[51] = N;
   mb->target = mb->active = N;
   auto group = [&] {
-    coop_bfs(st, mb, offsets.data(), targets.data(), n, sources.data(), (unsigned)sources.size(),
-             rounds, dist.data(), fa.data(), fb.data(), lens.data(), checks.data(), mode);
+    if (app == 0u)
+      coop_bfs(st, mb, offsets.data(), targets.data(), n, sources.data(), (unsigned)sources.size(),
+               rounds, dist.data(), fa.data(), fb.data(), lens.data(), checks.data(), mode);
+    else
+      coop_sssp(st, mb, offsets.data(), targets.data(), n, sources.data(),
+                (unsigned)sources.size(), rounds, dist.data(), fa.data(), fb.data(), lens.data(),
+                checks.data(), mode, weights.data(), inq.data());
   };
   auto ld = [](const unsigned* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); };
   std::vector<std::thread> ts;
@@ -69,20 +85,27 @@ int main(int argc, char** argv) {
   unsigned wrong = 0;
   for (unsigned r = 0; r < rounds; ++r) {
     const unsigned src = sources[r % sources.size()];
-    std::vector<unsigned> d(n, ~0u);
-    std::deque<unsigned> q{src};
-    d[src] = 0u;
-    unsigned long long reached = 0, sum = 0;
+    std::vector<unsigned long long> d(n, ~0ull);
+    d[src] = 0ull;
+    std::priority_queue<std::pair<unsigned long long, unsigned>,
+                        std::vector<std::pair<unsigned long long, unsigned>>, std::greater<>>
+        q;
+    q.push({0ull, src});
     while (!q.empty()) {
-      const unsigned v = q.front();
-      q.pop_front();
-      ++reached;
-      sum += d[v];
-      for (unsigned u : adj[v]) if (d[u] == ~0u) { d[u] = d[v] + 1u; q.push_back(u); }
+      const auto [dv, v] = q.top();
+      q.pop();
+      if (dv > d[v]) continue;
+      for (unsigned u : adj[v]) {
+        const unsigned long long nd = dv + (app == 0u ? 1u : weight(v, u));
+        if (nd < d[u]) { d[u] = nd; q.push({nd, u}); }
+      }
     }
+    unsigned long long reached = 0, sum = 0;
+    for (unsigned v = 0; v < n; ++v)
+      if (d[v] != ~0ull) { ++reached; sum += d[v]; }
     if (checks[2 * r] != reached || checks[2 * r + 1] != sum) ++wrong;
   }
-  std::printf("mode=%u cycles=%u killed=%u forked=%u launched=%u wrong_rounds=%u aborted=%u\n", mode,
+  std::printf("app=%s mode=%u cycles=%u killed=%u forked=%u launched=%u wrong_rounds=%u aborted=%u\n", app ? "sssp" : "bfs", mode,
               cycles, mb->killed, mb->forked, launched, wrong, g_abort);
   return (wrong != 0u || g_abort != 0u) ? 1 : 0;
 }
