@@ -3,8 +3,8 @@
 # of the CUDA cooperative scheduler and the experiments binary in release mode, and copy them,
 # stripped, with a runner into a git-ignored folder the device tool carries. Step 2 is one
 # device `run` call:  carry: [".gpu-coop"]   command: bash .gpu-coop/run.sh   timeout_s: 420
-# The runner writes $OUT/res (JSON, SVG, logs: what goes under
-# bench/results/<gpu>/coop/) and $OUT/summary.txt. Every step has its own timeout.
+# The runner writes $OUT/results.tar.gz (res/: JSON, SVG, logs — what goes under
+# bench/results/<gpu>/coop/run-<commit>/) and $OUT/summary.txt. Every step has its own timeout.
 # Environment: GPU_DIR (default <repo>/.gpu-coop), CARGO_TARGET_DIR.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -66,6 +66,8 @@ for s in $steps; do
       tail -40 "$res/experiments-quick.log" >>"$sum" ;;
   esac
 done
+# The device tool brings back only a few files: pack everything into one archive.
+tar czf "$out/results.tar.gz" -C "$out" res && rm -rf "$res"
 cat "$sum"
 RUN
 chmod +x "$dest/run.sh"

@@ -6,7 +6,8 @@
 //! coop_cuda_experiments --child PERIOD_MS BLOCKS N DURATION_MS   (the second process)
 //! coop_cuda_experiments --green OTHER_SMS FULL_GPU_US N_LIGHT N_MEDIUM N_HEAVY   (green contexts)
 //! ```
-//! 1. cooperative vs persistent BFS without multitasking (every input, both barrier variants);
+//! 1. cooperative vs persistent BFS and SSSP without multitasking (every input, both barrier
+//!    variants);
 //! 2. co-runs: light / medium / heavy × 1 / quarter / half / all-but-one groups × regular /
 //!    query barrier (gather time, other kernel's start latency, period met, slowdown);
 //! 3. the same workloads with what CUDA offers, in the same run: a high-priority stream beside
@@ -17,7 +18,7 @@
 
 use occupant::cuda::coop::{Lane, MATMUL_CU};
 use occupant::cuda::{CompileOptions, Gpu};
-use occupant_apps::coop_cuda::{median, BarrierMode, Multitasker, Request, Share, WORKLOADS};
+use occupant_apps::coop_cuda::{median, App, BarrierMode, Multitasker, Request, Share, WORKLOADS};
 use occupant_apps::graph::{BuildOptions, Csr, GraphSpec};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -88,34 +89,43 @@ fn run(out: &Path, quick: bool) -> Res<()> {
                 g.num_edges(),
                 t.elapsed().as_secs_f64()
             );
-            let mut m = Multitasker::new(&gpu, &g, &sources, rounds, 256, 2)?;
             let reps = if quick { 1 } else { 3 };
-            let mut best = [f64::MAX; 3];
-            let mut wrong = 0;
-            for _ in 0..reps {
-                for (i, mode) in [
-                    BarrierMode::Persistent,
-                    BarrierMode::Regular,
-                    BarrierMode::Query,
-                ]
-                .into_iter()
-                .enumerate()
-                {
-                    let (us, w) = m.bfs_alone(mode)?;
-                    best[i] = best[i].min(us);
-                    wrong += w;
+            let mut rows = Vec::new();
+            for app in [App::Bfs, App::Sssp] {
+                let app_rounds = if app == App::Sssp { rounds / 8 } else { rounds };
+                let mut m = Multitasker::with_app(&gpu, &g, &sources, app_rounds, 256, 2, app)?;
+                let mut best = [f64::MAX; 3];
+                let mut wrong = 0;
+                for _ in 0..reps {
+                    for (i, mode) in [
+                        BarrierMode::Persistent,
+                        BarrierMode::Regular,
+                        BarrierMode::Query,
+                    ]
+                    .into_iter()
+                    .enumerate()
+                    {
+                        let (us, w) = m.bfs_alone(mode)?;
+                        best[i] = best[i].min(us);
+                        wrong += w;
+                    }
                 }
+                let row = json!({"app": app.name(), "input": spec, "vertices": n, "edges": g.num_edges(),
+                    "rounds": app_rounds, "groups": m.groups(), "persistent_us": best[0],
+                    "regular_us": best[1], "query_us": best[2],
+                    "regular_slowdown": best[1] / best[0], "query_slowdown": best[2] / best[0],
+                    "wrong_rounds": wrong, "repetitions": reps});
+                println!("{row}");
+                rows.push(row);
             }
-            let row = json!({"input": spec, "vertices": n, "edges": g.num_edges(), "rounds": rounds,
-                "groups": m.groups(), "persistent_us": best[0], "regular_us": best[1], "query_us": best[2],
-                "regular_slowdown": best[1] / best[0], "query_slowdown": best[2] / best[0],
-                "wrong_rounds": wrong, "repetitions": reps});
-            println!("{row}");
+            let row = Value::Array(rows);
             Ok((row, (spec, g, sources, rounds)))
         };
         match one() {
-            Ok((row, gr)) => {
-                overhead.push(row);
+            Ok((rows, gr)) => {
+                if let Value::Array(rows) = rows {
+                    overhead.extend(rows);
+                }
                 graphs.push(gr);
             }
             Err(e) => {

@@ -178,3 +178,45 @@ fn a_kernel_that_never_offers_groups_gives_a_timeout_error_and_the_context_stays
     assert!(st[1] > st[0], "{st:?}");
     let _ = LaunchConfig::plain(1, 1);
 }
+
+#[test]
+fn work_stealing_tasks_each_run_once_while_groups_come_and_go() {
+    eager();
+    let Some(gpu) = common::gpu_or_skip("work_stealing_tasks") else {
+        return;
+    };
+    let m = gpu
+        .compile("coop_selftest.cu", SELFTEST_CU, &CompileOptions::default())
+        .unwrap();
+    let tasks = 1_000_000u32;
+    let next = gpu.alloc_zeroed::<u32>(1).unwrap();
+    let done = gpu.alloc_zeroed::<u32>(tasks as usize).unwrap();
+    let out = gpu.alloc_zeroed::<u64>(tasks as usize).unwrap();
+    let args = occupant::args![tasks, &next, &done, &out, 10_000u32];
+    let cfg = CoopConfig::new(128).groups(gpu.info().sm_count * 2);
+    let mut s = Scheduler::start(&m, "coop_tasks", &cfg, &args).unwrap();
+    let n = s.groups();
+    let shares = [1, n / 4, n / 2, n - 1];
+    let mut cycles = 0usize;
+    loop {
+        let g = s
+            .take(shares[cycles % 4], Duration::from_secs(2))
+            .expect("gather");
+        if g.kernel_finished {
+            break;
+        }
+        s.give_back(g.gathered).unwrap();
+        cycles += 1;
+    }
+    let rep = s.finish(Duration::from_secs(20)).unwrap();
+    let (d, o) = (done.to_vec().unwrap(), out.to_vec().unwrap());
+    let wrong = (0..tasks as usize)
+        .filter(|&t| d[t] != 1 || o[t] != (t as u64) * (t as u64) + 1)
+        .count();
+    common::record(
+        "coop_tasks",
+        serde_json::json!({"cycles": cycles, "killed": rep.killed, "forked": rep.forked, "wrong_tasks": wrong}),
+    );
+    assert_eq!(wrong, 0, "{rep:?}");
+    assert!(cycles >= 10, "only {cycles} cycles: {rep:?}");
+}

@@ -7,7 +7,7 @@
 mod bfs;
 mod multitask;
 
-pub use bfs::{bfs_reference, BarrierMode, GpuBfs, BFS_CU};
+pub use bfs::{bfs_reference, sssp_reference, App, BarrierMode, GpuBfs, BFS_CU, SSSP_CU};
 pub use multitask::{
     median, run_multitask, CoRun, MultitaskResult, Multitasker, Request, Share, Workload, WORKLOADS,
 };

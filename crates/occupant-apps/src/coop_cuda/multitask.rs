@@ -3,7 +3,7 @@
 //! ours, NVRTC — not cuBLAS) sized to take E ms on the whole GPU is requested every P ms on a
 //! share of the GPU; and the same co-run with what CUDA offers (a high-priority stream).
 
-use super::bfs::{BarrierMode, GpuBfs};
+use super::bfs::{App, BarrierMode, GpuBfs};
 use crate::graph::Csr;
 use occupant::cuda::coop::{CoopConfig, CoopReport, Lane, Scheduler, MATMUL_CU};
 use occupant::cuda::{CompileOptions, DeviceBuffer, Gpu, Module};
@@ -202,7 +202,28 @@ impl Multitasker {
         block_threads: u32,
         slots_per_sm: u32,
     ) -> Result<Multitasker> {
-        let bfs = GpuBfs::new(gpu, graph, sources, rounds)?;
+        Self::with_app(
+            gpu,
+            graph,
+            sources,
+            rounds,
+            block_threads,
+            slots_per_sm,
+            App::Bfs,
+        )
+    }
+
+    /// The same with another cooperative graph application.
+    pub fn with_app(
+        gpu: &Gpu,
+        graph: &Csr,
+        sources: &[u32],
+        rounds: u32,
+        block_threads: u32,
+        slots_per_sm: u32,
+        app: App,
+    ) -> Result<Multitasker> {
+        let bfs = GpuBfs::with_app(gpu, graph, sources, rounds, app)?;
         let mm = gpu.compile("matmul.cu", MATMUL_CU, &CompileOptions::default())?;
         let info = gpu.info().clone();
         if slots_per_sm == 0 || block_threads != 256 {
@@ -212,13 +233,13 @@ impl Multitasker {
         }
         // Each slot: shared_per_sm / slots, less the 1 KiB the driver reserves per block.
         let slot = info.shared_per_sm / slots_per_sm - 1024;
-        let bfs_static = bfs.module().attributes("coop_bfs")?.static_shared_bytes;
+        let bfs_static = bfs.module().attributes(bfs.kernel())?.static_shared_bytes;
         let mm_static = mm.attributes("matmul")?.static_shared_bytes;
         let bfs_shared = (slot - bfs_static).min(info.max_shared_per_block - bfs_static);
         let mm_shared = (bfs_shared + bfs_static).saturating_sub(mm_static);
         let per_sm =
             bfs.module()
-                .max_active_blocks_per_sm("coop_bfs", block_threads, bfs_shared)?;
+                .max_active_blocks_per_sm(bfs.kernel(), block_threads, bfs_shared)?;
         let mm_per_sm = mm.max_active_blocks_per_sm("matmul", 256, mm_shared)?;
         if per_sm == 0 || mm_per_sm == 0 {
             return Err(Error::Resource(format!(

@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 pub const JOIN_SLOTS: usize = 4096;
 /// Transmitted 64-bit words per group (`OCC_COOP_TX_WORDS`, coop.cuh's default).
 pub const TX_WORDS: usize = 8;
+/// Word of `occ::coop::State` holding the barrier epoch (barriers completed).
+const BAR_EPOCH_WORD: usize = 48;
 /// Size of `occ::coop::State` with the default slots and words.
 pub const STATE_BYTES: usize = 320 + 3 * 4 * JOIN_SLOTS + 8 * TX_WORDS * JOIN_SLOTS;
 
@@ -102,7 +104,7 @@ pub struct CoopReport {
     pub joiners_launched: u32,
     /// Joiner blocks that left unforked (the work ended first).
     pub joiners_exited: u32,
-    /// Resizing barriers passed.
+    /// Barriers completed (the barrier epoch at the end).
     pub barriers: u32,
     /// Active groups at the end.
     pub active_at_end: u32,
@@ -215,9 +217,9 @@ impl<'a> Scheduler<'a> {
         }
         bind(module)?;
         let mut state = gpu.alloc_zeroed::<u32>(STATE_BYTES / 4)?;
-        // limit, initial, active (words 0, 1, 3), bar_target (word 50): see coop.cuh.
-        let mut init = [0u32; 51];
-        (init[0], init[1], init[3], init[50]) = (n, n, n, n);
+        // limit, initial, active (words 0, 1, 3), bar_target, host_target (50, 51): coop.cuh.
+        let mut init = [0u32; 52];
+        (init[0], init[1], init[3], init[50], init[51]) = (n, n, n, n, n);
         state.copy_from(&init)?;
         gpu.synchronize()?;
         bind(module)?;
@@ -264,7 +266,7 @@ impl<'a> Scheduler<'a> {
         self.mailbox.load(Word::Finished) != 0
     }
 
-    /// Resizing barriers passed so far.
+    /// Resizing barriers passed so far, as of the barrier master's last poll of the mailbox.
     pub fn barriers(&self) -> u32 {
         self.mailbox.load(Word::Barriers)
     }
@@ -400,11 +402,10 @@ impl<'a> Scheduler<'a> {
             forked: self.mailbox.load(Word::Forked),
             joiners_launched: self.joiners_launched,
             joiners_exited: self.mailbox.load(Word::JoinersExited),
-            barriers: self.mailbox.load(Word::Barriers),
+            barriers: self.state.to_vec()?[BAR_EPOCH_WORD],
             active_at_end: self.mailbox.load(Word::Active),
             elapsed_us,
         };
-        let _ = &self.state;
         if let Some(c) = ctl {
             c.check()?;
         }

@@ -63,6 +63,9 @@
 #ifndef OCC_COOP_JOIN_SLOTS
 #define OCC_COOP_JOIN_SLOTS 4096  // ring of join slots (>= groups that may wait to join at once)
 #endif
+#ifndef OCC_COOP_POLL_NS
+#define OCC_COOP_POLL_NS 32000  // the barrier master reads the host's target at most this often
+#endif
 
 namespace occ {
 namespace coop {
@@ -77,7 +80,7 @@ struct Mailbox {
   u32 forked;          // device -> host: groups forked
   u32 finished;        // device -> host: 1 once every group left the kernel's work
   u32 joiners_exited;  // device -> host: joiner blocks that left unforked (work over)
-  u32 barriers;        // device -> host: resizing barriers completed
+  u32 barriers;        // device -> host: resizing barriers completed (as of the master's last poll)
   u32 pad[8];
 };
 
@@ -97,8 +100,9 @@ struct State {
   u32 pad1[31];
   u32 bar_epoch;      // barrier generation, released by the master
   u32 bar_m;          // M of the interval after the last barrier
-  u32 bar_target;     // the mailbox's target as the master read it at the last barrier
-  u32 pad2[29];
+  u32 bar_target;     // the target the master acted on at the last barrier (slaves kill by it)
+  u32 host_target;    // the mailbox's target, copied to device memory by the master's poll
+  u32 pad2[28];
   u32 join_seq[OCC_COOP_JOIN_SLOTS];  // j + 1 once join ticket j was granted
   u32 join_id[OCC_COOP_JOIN_SLOTS];   // its id
   u32 join_m[OCC_COOP_JOIN_SLOTS];    // M right after the fork
@@ -106,7 +110,8 @@ struct State {
 };
 
 // The host (occupant::cuda::coop, scheduler.rs) sizes the state and initialises words 0, 1, 3
-// (limit, initial, active) and 50 (bar_target) — keep this layout.
+// (limit, initial, active), 50 (bar_target) and 51 (host_target), and reads word 48 (bar_epoch)
+// — keep this layout.
 static_assert(sizeof(State) == 320 + 12 * OCC_COOP_JOIN_SLOTS + 8 * OCC_COOP_TX_WORDS * OCC_COOP_JOIN_SLOTS,
               "State size");
 static_assert(sizeof(Mailbox) == 64, "Mailbox size");
@@ -118,6 +123,7 @@ struct Group {
   u32 forked;  // 1 when this group joined through a fork
   u32 flag;    // broadcast scratch
   u64 tx[OCC_COOP_TX_WORDS];  // transmit-annotated values (thread 0's are the ones sent)
+  u64 poll_ns; // the master's last read of the mailbox's target (%globaltimer)
   State* s;    // the scheduler state (kernel parameter)
   Mailbox* mb; // the host-mapped mailbox (kernel parameter)
 };
@@ -130,16 +136,12 @@ namespace coop {
 
 __device__ __forceinline__ bool leader() { return local_linear_id() == 0u; }
 
-/// Groups the scheduler wants to keep (ld.acquire.sys of the mailbox: a PCIe round trip that
-/// holds back the group's later loads; the barriers use target_early instead).
+/// Groups the scheduler wants to keep (ld.acquire.sys of the mailbox: a PCIe round trip; the
+/// barriers use the copy the master polls into State::host_target at most every
+/// OCC_COOP_POLL_NS, so that no barrier waits for PCIe).
 __device__ __forceinline__ u32 target(const Group& g) { return ld_acquire_sys(&g.mb->target); }
 
-/// The same read with ld.relaxed.sys: it does not hold back later loads, so a master issues it
-/// when it enters a barrier and the PCIe round trip overlaps the wait. Relaxed is enough: the
-/// target publishes no other data.
-__device__ __forceinline__ u32 target_early(const Group& g) {
-  return ld_relaxed_sys(&g.mb->target);
-}
+
 
 /// query(): how many groups the scheduler needs from the kernel now (0 if none).
 __device__ __forceinline__ u32 query(const Group& g) {
@@ -190,6 +192,7 @@ __device__ bool enter(Group& g, State* st, Mailbox* mb) {
   if (leader()) {
     g.s = st;
     g.mb = mb;
+    g.poll_ns = 0ull;
     State* s = st;
     g.flag = 0u;
     const u32 t = atomic_add_relaxed(&s->tickets, 1u);
@@ -250,8 +253,11 @@ __device__ bool offer_kill(Group& g) {
   return g.flag != 0u;
 }
 
-/// Thread 0 only: grants waiting joiners ids M.. with g.tx; returns how many (0 if aborted).
-__device__ __forceinline__ u32 request_fork_leader(Group& g) {
+/// Thread 0 only: makes joiners ids M.. with g.tx (up to the target) and raises M; returns how
+/// many (0 if aborted), *first = the first join ticket granted. The joiners start only once
+/// publish_grants() releases their slots: a barrier's master publishes after releasing the
+/// barrier, so that a forked group cannot arrive at the next barrier before this one ended.
+__device__ __forceinline__ u32 grant_leader(Group& g, u32* first) {
   State* s = g.s;
   if (ld_acquire(&s->join_arrivals) == ld_relaxed(&s->join_granted)) return 0u;
   if (!lock(s)) return 0u;
@@ -259,17 +265,16 @@ __device__ __forceinline__ u32 request_fork_leader(Group& g) {
   const u32 granted = ld_relaxed(&s->join_granted);
   const u32 m = ld_relaxed(&s->active);
   const u32 t = target(g);
+  st_relaxed(&s->host_target, t);
   const u32 cap = t < s->limit ? t : s->limit;
   u32 k = arrived - granted;
   if (cap <= m) k = 0u;
   else if (k > cap - m) k = cap - m;
   for (u32 i = 0; i < k; ++i) {
-    const u32 j = granted + i;
-    const u32 slot = j % OCC_COOP_JOIN_SLOTS;
+    const u32 slot = (granted + i) % OCC_COOP_JOIN_SLOTS;
     st_relaxed(&s->join_id[slot], m + i);
     st_relaxed(&s->join_m[slot], m + k);
     for (u32 w = 0; w < OCC_COOP_TX_WORDS; ++w) st_relaxed(&s->join_tx[slot][w], g.tx[w]);
-    st_release(&s->join_seq[slot], j + 1u);
   }
   if (k != 0u) {
     st_relaxed(&s->join_granted, granted + k);
@@ -278,6 +283,24 @@ __device__ __forceinline__ u32 request_fork_leader(Group& g) {
     atomic_add_release_sys(&g.mb->forked, k);
   }
   unlock(s);
+  *first = granted;
+  return k;
+}
+
+/// Thread 0 only: lets the k joiners granted from ticket `first` start (st.release of their
+/// join slots).
+__device__ __forceinline__ void publish_grants(Group& g, u32 first, u32 k) {
+  for (u32 i = 0; i < k; ++i) {
+    const u32 j = first + i;
+    st_release(&g.s->join_seq[j % OCC_COOP_JOIN_SLOTS], j + 1u);
+  }
+}
+
+/// Thread 0 only: grants and publishes at once (request_fork outside a barrier).
+__device__ __forceinline__ u32 request_fork_leader(Group& g) {
+  u32 first = 0u;
+  const u32 k = grant_leader(g, &first);
+  publish_grants(g, first, k);
   return k;
 }
 
@@ -319,8 +342,8 @@ __device__ bool barrier_impl(Group& g, u32 mode) {
         }
       } else {
         const u32 fixed = g.m;
-        // Read the scheduler's request before waiting, so the PCIe round trip overlaps it.
-        const u32 tgt = mode >= 2u ? target_early(g) : 0xffffffffu;
+        // The scheduler's request as last polled (device memory: no PCIe trip on this path).
+        const u32 tgt = mode >= 2u ? ld_relaxed(&s->host_target) : 0xffffffffu;
         const bool ok = poll_until(Prim::ResizingBarrier, [s, mode, fixed] {
           const u32 c = ld_acquire(&s->bar_count);
           const u32 m = mode == 0u ? fixed : ld_acquire(&s->active);
@@ -344,18 +367,30 @@ __device__ bool barrier_impl(Group& g, u32 mode) {
               unlock(s);
             }
           }
-          u32 t_seen = tgt;
-          if (alive && mode >= 2u && request_fork_leader(g) != 0u) {
-            m = ld_relaxed(&s->active);
-            // The fork read a target of at least the new M: don't let slaves act on the older one.
-            if (t_seen < m) t_seen = m;
+          u32 t_seen = tgt, first = 0u, forked = 0u;
+          if (alive && mode >= 2u) {
+            forked = grant_leader(g, &first);
+            if (forked != 0u) {
+              m = ld_relaxed(&s->active);
+              // The fork read a target of at least the new M: slaves must not act on an older one.
+              if (t_seen < m) t_seen = m;
+            }
           }
           g.m = m;
           st_relaxed(&s->bar_m, m);
           if (mode >= 2u) st_relaxed(&s->bar_target, t_seen);
           st_release(&s->bar_epoch, e + 1u);
-          // After the release, so that the PCIe atomic is off the others' critical path.
-          if (mode >= 2u) atomic_add_relaxed_sys(&g.mb->barriers, 1u);
+          // After the release: the forked groups start in the next interval, and the PCIe
+          // round trip of the poll (at most every OCC_COOP_POLL_NS) is off the others' path.
+          publish_grants(g, first, forked);
+          if (mode >= 2u) {
+            const unsigned long long now = globaltimer();
+            if (now - g.poll_ns >= (unsigned long long)OCC_COOP_POLL_NS) {
+              g.poll_ns = now;
+              st_relaxed(&s->host_target, target(g));
+              st_relaxed_sys(&g.mb->barriers, e + 1u);
+            }
+          }
         }
       }
     }

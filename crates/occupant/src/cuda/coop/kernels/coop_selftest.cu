@@ -51,3 +51,32 @@ extern "C" __global__ void coop_selfish(occ::coop::State* st, occ::coop::Mailbox
   }
   occ::coop::leave(g);
 }
+
+// Work stealing with offer_kill / request_fork at the top of the loop (seed 000 §3.2): groups
+// take tasks 0..tasks-1 from a global counter; task t writes out[t] = t*t + 1 and counts itself
+// in done[t]. The host checks done[t] == 1 and out[t] for every t (no task lost or run twice
+// while groups are killed and forked), `spin` ns of work per task.
+extern "C" __global__ void coop_tasks(occ::coop::State* st, occ::coop::Mailbox* mb,
+                                      unsigned tasks, unsigned* next, unsigned* done,
+                                      unsigned long long* out, unsigned spin) {
+  __shared__ occ::coop::Group g;
+  __shared__ unsigned task;
+  if (!occ::coop::enter(g, st, mb)) return;
+  for (;;) {
+    if (occ::coop::offer_kill(g)) return;
+    occ::coop::request_fork(g);
+    if (threadIdx.x == 0) task = atomicAdd(next, 1u);
+    __syncthreads();
+    const unsigned t = task;
+    __syncthreads();
+    if (t >= tasks) break;
+    if (threadIdx.x == 0) {
+      out[t] = (unsigned long long)t * t + 1ull;
+      atomicAdd(&done[t], 1u);
+      const unsigned long long t0 = occ::globaltimer();
+      while (occ::globaltimer() - t0 < spin) {
+      }
+    }
+  }
+  occ::coop::leave(g);
+}
