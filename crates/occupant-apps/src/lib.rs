@@ -2,5 +2,6 @@
 
 #![warn(missing_docs)]
 
+pub mod apps;
 pub mod coop;
 pub mod graph;

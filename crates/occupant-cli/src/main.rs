@@ -5,6 +5,7 @@ mod bench_primitives;
 mod cli_values;
 mod cpu_bench_primitives;
 mod cpu_discover;
+mod cpu_vs_pocl;
 mod cuda_bench_common;
 mod cuda_bench_discovery;
 mod cuda_bench_memory;
@@ -17,6 +18,7 @@ mod linear_plot;
 mod multitask_cmd;
 mod output_path;
 mod plot;
+mod run_cmd;
 mod stats;
 mod tour;
 
@@ -51,6 +53,8 @@ enum Command {
     Graph(graph_cmd::GraphCommand),
     /// Cooperative kernels (seed 000 §5): a cooperative app lends compute units to a periodic other launch.
     Multitask(multitask_cmd::MultitaskArgs),
+    /// Run a graph application (bfs, sssp, sssp-worklist, color, mis, bc, pagerank, cc).
+    Run(run_cmd::RunArgs),
 }
 
 #[derive(Subcommand)]
@@ -63,6 +67,8 @@ enum BenchCommand {
     Discovery(cuda_bench_discovery::DiscoveryBenchArgs),
     /// The memory-system microbenchmarks and the machine abstraction (CUDA).
     Memory(cuda_bench_memory::MemoryBenchArgs),
+    /// The CPU executor against PoCL on the same OpenCL kernels and thread count.
+    CpuVsPocl(cpu_vs_pocl::CpuVsPoclArgs),
 }
 
 fn main() -> ExitCode {
@@ -89,12 +95,14 @@ fn main() -> ExitCode {
         Command::Bench(BenchCommand::Primitives(a)) => bench_primitives::run(&a),
         Command::Bench(BenchCommand::Discovery(a)) => cuda_bench_discovery::run(&a),
         Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),
+        Command::Bench(BenchCommand::CpuVsPocl(a)) => cpu_vs_pocl::run(&a),
         Command::Discover(args) if args.backend == backend_arg::Backend::Cuda => {
             cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
         }
         Command::Discover(args) => cpu_discover::run(&args),
         Command::Graph(cmd) => graph_cmd::run(&cmd),
         Command::Multitask(a) => multitask_cmd::run(&a),
+        Command::Run(a) => run_cmd::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

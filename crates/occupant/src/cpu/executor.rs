@@ -2,6 +2,7 @@
 
 use super::exec_model::ExecModel;
 use super::group::{Group, GroupInfo, StackSource};
+use super::group_body::{GroupBody, GroupOutcome};
 use super::launch::Launch;
 use super::memory::LocalMemory;
 use super::quiet_panics::{self, RunningKernel};
@@ -183,6 +184,24 @@ impl Executor {
         I: Fn() -> L + Sync,
         F: Fn(&WorkItem<'_>, &L) + Sync,
     {
+        self.launch_body(launch, &init, &CoroutineBody(&kernel))
+    }
+
+    /// Runs `body` once per group of `launch` on the executor's compute units: the launch
+    /// machinery (validation, execution models, local memory, watchdog, failures) shared by the
+    /// coroutine form ([`launch_with`](Self::launch_with)) and the phased form
+    /// ([`launch_phased`](Self::launch_phased)).
+    pub(crate) fn launch_body<L, I, B>(
+        &self,
+        launch: &Launch,
+        init: &I,
+        body: &B,
+    ) -> Result<LaunchReport>
+    where
+        L: LocalMemory,
+        I: Fn() -> L + Sync,
+        B: GroupBody<L>,
+    {
         let range = launch.range;
         let model = launch.model.unwrap_or(self.config.model);
         let watchdog = launch.watchdog.unwrap_or(self.config.watchdog);
@@ -230,6 +249,12 @@ impl Executor {
         let order: Option<Vec<usize>> = seed.map(|s| permutation(groups, s));
         let state = LaunchState::new(watchdog.timeout, seed.is_some());
         let next = AtomicUsize::new(0);
+        let batch =
+            if launch.independent_groups && matches!(model, ExecModel::OccupancyBound { .. }) {
+                (groups / units.saturating_mul(16)).max(1)
+            } else {
+                1
+            };
         let started = AtomicUsize::new(0);
         let coroutine_groups = AtomicUsize::new(0);
         let allocated_before = self.stacks_allocated();
@@ -240,8 +265,8 @@ impl Executor {
             range,
             state: &state,
             seed,
-            init: &init,
-            kernel: &kernel,
+            init,
+            body,
             coroutine_groups: &coroutine_groups,
             units,
         };
@@ -258,24 +283,38 @@ impl Executor {
                         let _kernel = RunningKernel::enter();
                         let mut pool = self.take_pool();
                         gate.arrive_and_wait();
+                        // Counted here and added once: a shared counter per group would be
+                        // one more contended read-modify-write per group.
+                        let mut started_here = 0;
+                        // Groups claimed but not started yet: `batch` at a time (see
+                        // `Launch::independent_groups`), otherwise one.
+                        let (mut cur, mut end) = (0, 0);
                         loop {
                             if run.state.aborted() {
                                 break;
                             }
                             let i = match fixed {
                                 Some(u) => u,
-                                None => next.fetch_add(1, Ordering::Relaxed),
+                                None => {
+                                    if cur == end {
+                                        cur = next.fetch_add(batch, Ordering::Relaxed);
+                                        end = cur.saturating_add(batch).min(groups);
+                                    }
+                                    cur += 1;
+                                    cur - 1
+                                }
                             };
                             if i >= groups {
                                 break;
                             }
-                            started.fetch_add(1, Ordering::Relaxed);
+                            started_here += 1;
                             let g = order.as_ref().map_or(i, |o| o[i]);
                             run.group(g, &mut pool);
                             if fixed.is_some() {
                                 break;
                             }
                         }
+                        started.fetch_add(started_here, Ordering::Relaxed);
                         self.give_pool(pool);
                     });
                 match spawned {
@@ -322,27 +361,33 @@ impl Executor {
 }
 
 /// What the compute units of one launch share.
-struct LaunchRun<'a, I, F> {
+struct LaunchRun<'a, I, B> {
     exec: &'a Executor,
     range: NDRange,
     state: &'a LaunchState,
     seed: Option<u64>,
     init: &'a I,
-    kernel: &'a F,
+    body: &'a B,
     coroutine_groups: &'a AtomicUsize,
     /// Compute units of the launch: the most groups occupant at once.
     units: usize,
 }
 
-impl<L, I, F> LaunchRun<'_, I, F>
+impl<L, I, B> LaunchRun<'_, I, B>
 where
     L: LocalMemory,
     I: Fn() -> L + Sync,
-    F: Fn(&WorkItem<'_>, &L) + Sync,
+    B: GroupBody<L>,
 {
     /// Runs group `g` on this compute unit, turning its failure into the launch's.
     fn group(&self, g: usize, pool: &mut StackPool) {
-        let group_ids = delinearize(g, self.range.num_groups());
+        let num_groups = self.range.num_groups();
+        // 1-D launches skip the divisions (they are a visible part of a small group's cost).
+        let group_ids = if num_groups[1] == 1 && num_groups[2] == 1 {
+            [g, 0, 0]
+        } else {
+            delinearize(g, num_groups)
+        };
         let info = GroupInfo {
             range: self.range,
             group_linear: g,
@@ -377,9 +422,12 @@ where
             size: self.exec.config.stack_size,
             allocated: &self.exec.stacks_allocated,
         };
-        let group = Group::new(info, self.kernel, &local, stacks);
-        let outcome = catch_unwind(AssertUnwindSafe(|| group.run()));
-        if group.release_stacks() {
+        let GroupOutcome {
+            result: outcome,
+            coroutines,
+            current,
+        } = self.body.run_group(info, &local, stacks);
+        if coroutines {
             self.coroutine_groups.fetch_add(1, Ordering::Relaxed);
         }
         if let Err(payload) = outcome {
@@ -392,7 +440,7 @@ where
                 },
                 Err(p) => self.state.fail(Error::KernelPanic {
                     group: g,
-                    local: group.info.current.get(),
+                    local: current,
                     message: panic_message(&*p),
                 }),
             }
@@ -400,8 +448,29 @@ where
     }
 }
 
+/// The coroutine form: each group runs its work-items as [`Group`] does (a plain loop until
+/// the first barrier, coroutines after it).
+struct CoroutineBody<'k, F>(&'k F);
+
+impl<L, F> GroupBody<L> for CoroutineBody<'_, F>
+where
+    L: LocalMemory,
+    F: Fn(&WorkItem<'_>, &L) + Sync,
+{
+    fn run_group(&self, info: GroupInfo<'_>, local: &L, stacks: StackSource<'_>) -> GroupOutcome {
+        let group = Group::new(info, self.0, local, stacks);
+        let result = catch_unwind(AssertUnwindSafe(|| group.run()));
+        let coroutines = group.release_stacks();
+        GroupOutcome {
+            result,
+            coroutines,
+            current: group.info.current.get(),
+        }
+    }
+}
+
 /// The text of a panic payload.
-fn panic_message(p: &(dyn Any + Send)) -> String {
+pub(crate) fn panic_message(p: &(dyn Any + Send)) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = p.downcast_ref::<String>() {

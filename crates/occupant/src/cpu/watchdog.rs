@@ -51,6 +51,11 @@ impl LaunchState {
         self.adversarial
     }
 
+    /// The watchdog's wait timeout of this launch.
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
     /// Records `err` if it is the launch's first failure, and aborts every group.
     pub(crate) fn fail(&self, err: Error) {
         let mut f = self.failure.lock().unwrap_or_else(|p| p.into_inner());

@@ -3,8 +3,10 @@
 pub mod coop;
 mod error;
 mod ndrange;
+mod shape_table;
 mod watchdog;
 
 pub use error::{Error, Result, WaitSite};
 pub use ndrange::{delinearize, linearize, Dim3, NDRange};
+pub use shape_table::{LaunchShape, ShapeClass, ShapeMeasurement, ShapeTable};
 pub use watchdog::Watchdog;
