@@ -136,13 +136,14 @@ fn print_result(r: &MultitaskResult) {
         println!("matmul for {w}: n = {n}, {ms:.2} ms on all units");
     }
     println!(
-        "{:<7} {:<12} {:>5} {:>5} {:>5} {:>12} {:>11} {:>10} {:>11} {:>9} {:>9} {:>6} {:>6}",
+        "{:<7} {:<12} {:>5} {:>5} {:>5} {:>12} {:>16} {:>11} {:>10} {:>11} {:>9} {:>9} {:>6} {:>6}",
         "load",
         "share",
         "units",
         "runs",
         "reqs",
         "gather_med",
+        "taken_gather",
         "exec_med",
         "period_ok",
         "period_ms",
@@ -154,13 +155,15 @@ fn print_result(r: &MultitaskResult) {
     for c in &r.coruns {
         let (k, f) = (c.kills, c.forked_groups);
         println!(
-            "{:<7} {:<12} {:>5} {:>5} {:>5} {:>10.0}µs {:>9.0}µs {:>9.0}% {:>11.1} {:>9.3} {:>9.3} {:>6} {:>6}",
+            "{:<7} {:<12} {:>5} {:>5} {:>5} {:>10.0}µs {:>9.0}µs({:>3}) {:>9.0}µs {:>9.0}% {:>11.1} {:>9.3} {:>9.3} {:>6} {:>6}",
             c.workload.name,
             c.share.name(),
             c.units,
             c.app_runs,
             c.requests.len(),
             c.median_gather_us,
+            c.median_gather_taken_us,
+            c.requests_taken,
             c.median_exec_us,
             c.period_met_fraction * 100.0,
             c.achieved_period_ms,
@@ -196,7 +199,7 @@ fn figures(r: &MultitaskResult, path: &std::path::Path) -> Result<(), String> {
                 })
                 .collect()
         };
-    let mut fig5 = series(&|c| c.median_gather_us.max(0.1), " gather");
+    let mut fig5 = series(&|c| c.median_gather_taken_us.max(0.1), " gather");
     fig5.extend(series(&|c| c.median_exec_us, " exec"));
     let panels = vec![
         Panel {

@@ -142,7 +142,7 @@ impl App {
                 max_points: 8,
                 ..Default::default()
             })),
-            "game" => Ok(App::Game(game::GameParams { depth: 12, split: 4 })),
+            "game" => Ok(App::Game(game::GameParams { depth: 12, split: 5 })),
             _ => Err(Error::Input(format!(
                 "app `{s}`: the CPU backend has octree and game (the graph apps in cooperative form are not on this branch)"
             ))),
@@ -192,6 +192,9 @@ enum Reference {
 pub struct Request {
     /// Units it ran on.
     pub units: usize,
+    /// Of those, units the cooperative kernel held at the request (it had to give them up;
+    /// 0 when the kernel had not regrown since the previous request).
+    pub taken: usize,
     /// Request → units free, µs.
     pub gather_us: f64,
     /// Its execution time on those units, µs.
@@ -231,8 +234,12 @@ pub struct CoRun {
     pub period_met_fraction: f64,
     /// Mean time between consecutive requests, ms.
     pub achieved_period_ms: f64,
-    /// Median gather, µs.
+    /// Median gather, µs (every request).
     pub median_gather_us: f64,
+    /// Median gather of the requests for which the kernel had to give up units, µs.
+    pub median_gather_taken_us: f64,
+    /// Requests for which the kernel had to give up units.
+    pub requests_taken: usize,
     /// Median execution of the other work, µs.
     pub median_exec_us: f64,
     /// The last cooperative launch's report (kills, forks).
@@ -327,24 +334,24 @@ impl Matmul {
         Ok(t0.elapsed())
     }
 
-    /// The size that takes about `exec_ms` on `units` units (median of 3 timings per step).
+    /// The size that takes about `exec_ms` on `units` units: times two sizes (median of 5
+    /// each), fits `t = a + b·n³` (a: the launch's fixed cost), solves for `exec_ms` and
+    /// measures the result (median of 5). Returns (n, measured ms).
     pub fn calibrate(exec: &Executor, units: usize, exec_ms: f64) -> Result<(usize, f64)> {
-        let mut n = 128usize;
-        let mut ms = 0.0;
-        for _ in 0..8 {
+        let time = |n: usize| -> Result<f64> {
             let m = Matmul::new(n);
-            let t: Vec<f64> = (0..3)
+            let t: Vec<f64> = (0..5)
                 .map(|_| m.time_alone(exec, units).map(|d| d.as_secs_f64() * 1e3))
                 .collect::<Result<_>>()?;
-            ms = median(&t);
-            let scale = (exec_ms / ms.max(1e-3)).cbrt();
-            let next = ((n as f64 * scale / 8.0).round() as usize * 8).clamp(16, 4096);
-            if next == n {
-                break;
-            }
-            n = next;
-        }
-        Ok((n, ms))
+            Ok(median(&t))
+        };
+        let (n1, n2) = (160usize, 320usize);
+        let (t1, t2) = (time(n1)?, time(n2)?);
+        let b = ((t2 - t1) / ((n2.pow(3) - n1.pow(3)) as f64)).max(1e-12);
+        let a = (t1 - b * n1.pow(3) as f64).max(0.0);
+        let n = (((exec_ms - a).max(exec_ms * 0.1) / b).cbrt() / 8.0).round() as usize * 8;
+        let n = n.clamp(16, 4096);
+        Ok((n, time(n)?))
     }
 }
 
@@ -513,6 +520,7 @@ fn corun(
                     let response = t0.elapsed();
                     requests.push(Request {
                         units,
+                        taken: r.taken,
                         gather_us: r.gather.as_secs_f64() * 1e6,
                         exec_us: r.exec.as_secs_f64() * 1e6,
                         response_us: response.as_secs_f64() * 1e6,
@@ -536,6 +544,11 @@ fn corun(
         app.map_err(|_| Error::Resource("the app's host thread panicked".into()))??;
     let corun_us = total.as_secs_f64() * 1e6 / runs as f64;
     let gathers: Vec<f64> = requests.iter().map(|r| r.gather_us).collect();
+    let taken: Vec<f64> = requests
+        .iter()
+        .filter(|r| r.taken > 0)
+        .map(|r| r.gather_us)
+        .collect();
     let execs: Vec<f64> = requests.iter().map(|r| r.exec_us).collect();
     let d = median(&execs) / 1e3;
     let achieved_period_ms = if starts.len() > 1 {
@@ -550,6 +563,8 @@ fn corun(
         units,
         period_met_fraction: requests.iter().filter(|r| r.period_met).count() as f64 / n,
         median_gather_us: median(&gathers),
+        median_gather_taken_us: median(&taken),
+        requests_taken: taken.len(),
         median_exec_us: median(&execs),
         requests,
         failed_requests: failed,
