@@ -7,13 +7,18 @@
 //! overhead of the cooperative app against its persistent (non-cooperative) version, and the
 //! kernel-level preemption model `P / (P − D)` of seed 000 §5.5.
 
+use super::graph::{self, GraphApp};
 use super::steal::{RunInfo, Runner};
 use super::{game, octree};
+use crate::apps::{run_cpu_with, AppParams, CpuOptions, Variant};
+use crate::graph::Csr;
 use occupant::cpu::coop::{CoopConfig, CoopReport, CoopScheduler};
 use occupant::cpu::{ExecModel, Executor, GlobalBuffer, WorkItem};
+use occupant::model::coop::ResizeVariant;
 use occupant::{Error, NDRange, Result};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A periodic workload (seed 000 §5.2): the other work is requested every `period_ms` and
@@ -116,21 +121,71 @@ impl Share {
 }
 
 /// The cooperative app of the experiment.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub enum App {
     /// Octree partitioning.
     Octree(octree::OctreeParams),
     /// Connect-four search from the empty board.
     Game(game::GameParams),
+    /// A graph app in cooperative form (resizing barriers).
+    Graph {
+        /// bfs or sssp.
+        app: GraphApp,
+        /// The graph's name (file or generator spec).
+        graph_name: String,
+        /// The graph.
+        #[serde(skip)]
+        graph: Arc<Csr>,
+        /// Source vertex.
+        source: u32,
+    },
 }
 
 impl App {
-    /// `octree` or `game`.
+    /// `octree`, `game`, `bfs` or `sssp`.
     pub fn name(&self) -> &'static str {
         match self {
             App::Octree(_) => "octree",
             App::Game(_) => "game",
+            App::Graph {
+                app: GraphApp::Bfs, ..
+            } => "bfs",
+            App::Graph {
+                app: GraphApp::Sssp,
+                ..
+            } => "sssp",
         }
+    }
+
+    /// Whether the app synchronises with resizing barriers (the regular and `query` variants
+    /// then differ).
+    pub fn uses_barriers(&self) -> bool {
+        matches!(self, App::Graph { .. })
+    }
+
+    /// A graph app (`bfs` or `sssp`) on `graph` from `source`.
+    pub fn graph(name: &str, graph: Csr, graph_name: String, source: u32) -> Result<App> {
+        let app = match name {
+            "bfs" => GraphApp::Bfs,
+            "sssp" => GraphApp::Sssp,
+            _ => {
+                return Err(Error::Input(format!(
+                    "app `{name}` takes no graph: the graph apps are bfs and sssp"
+                )))
+            }
+        };
+        if source >= graph.num_vertices() {
+            return Err(Error::Input(format!(
+                "source vertex {source} is not in the graph (vertices 0..{})",
+                graph.num_vertices()
+            )));
+        }
+        Ok(App::Graph {
+            app,
+            graph_name,
+            graph: Arc::new(graph),
+            source,
+        })
     }
 
     /// Parses `octree` or `game` with default sizes for the experiment (about a second on a
@@ -142,9 +197,15 @@ impl App {
                 max_points: 8,
                 ..Default::default()
             })),
-            "game" => Ok(App::Game(game::GameParams { depth: 12, split: 5 })),
+            "game" => Ok(App::Game(game::GameParams {
+                depth: 12,
+                split: 5,
+            })),
+            "bfs" | "sssp" => Err(Error::Input(format!(
+                "app `{s}` needs a graph (--graph FILE or --gen SPEC)"
+            ))),
             _ => Err(Error::Input(format!(
-                "app `{s}`: the CPU backend has octree and game (the graph apps in cooperative form are not on this branch)"
+                "app `{s}`: expected octree, game, bfs or sssp"
             ))),
         }
     }
@@ -170,6 +231,47 @@ impl App {
                 }
                 Ok(run.info)
             }
+            (
+                App::Graph {
+                    app, graph, source, ..
+                },
+                Reference::Graph,
+            ) => {
+                let t0 = Instant::now();
+                let (out, coop) = match runner {
+                    Runner::Cooperative { scheduler, groups } => {
+                        let (out, rep) = graph::run(*app, graph, *source, scheduler, *groups)?;
+                        (out, Some(rep))
+                    }
+                    Runner::Persistent { executor, groups } => {
+                        let p = AppParams {
+                            source: *source,
+                            ..AppParams::default()
+                        };
+                        let opts = CpuOptions {
+                            groups: Some(*groups),
+                            local_size: 1,
+                        };
+                        let (out, _) = run_cpu_with(
+                            executor,
+                            app.kind(),
+                            Variant::CpuPersistent,
+                            graph,
+                            &p,
+                            &opts,
+                        )?;
+                        (out, None)
+                    }
+                };
+                let elapsed = t0.elapsed();
+                graph::check(*app, graph, *source, &out).map_err(|e| {
+                    Error::Input(format!(
+                        "{} result wrong in the experiment: {e}",
+                        self.name()
+                    ))
+                })?;
+                Ok(RunInfo { elapsed, coop })
+            }
             _ => unreachable!("reference of another app"),
         }
     }
@@ -178,6 +280,7 @@ impl App {
         match self {
             App::Octree(p) => Reference::Octree(octree::sequential(p)),
             App::Game(p) => Reference::Game(game::sequential(&game::Position::new(), p)),
+            App::Graph { .. } => Reference::Graph,
         }
     }
 }
@@ -185,6 +288,8 @@ impl App {
 enum Reference {
     Octree(Vec<octree::Leaf>),
     Game(game::GameValue),
+    /// Graph apps are checked by `graph::check` (the sequential reference, per run).
+    Graph,
 }
 
 /// One request of the other work.
@@ -208,6 +313,9 @@ pub struct Request {
 /// One co-run: the app with the periodic other work on one share.
 #[derive(Debug, Clone, Serialize)]
 pub struct CoRun {
+    /// The resizing barrier's variant (graph apps; `regular` for the work-stealing apps,
+    /// which use no barrier).
+    pub barrier: ResizeVariant,
     /// The workload.
     pub workload: Workload,
     /// The share.
@@ -375,6 +483,9 @@ pub struct MultitaskConfig {
     pub gather_timeout: Duration,
     /// Least kernel time of a co-run (the app runs back to back until it is covered).
     pub min_corun: Duration,
+    /// Resizing-barrier variants to run (graph apps; the work-stealing apps use no barrier
+    /// and run once, recorded as `regular`).
+    pub variants: Vec<ResizeVariant>,
 }
 
 /// Runs the experiment: the app alone (persistent and cooperative), then one co-run per
@@ -387,11 +498,12 @@ pub fn run(cfg: &MultitaskConfig, progress: &dyn Fn(&str)) -> Result<MultitaskRe
     }
     let exec = Executor::default();
     let reference = cfg.app.reference();
-    let scheduler = || {
+    let scheduler = |variant: ResizeVariant| {
         CoopScheduler::new(
             &exec,
             CoopConfig {
                 gather_timeout: cfg.gather_timeout,
+                variant,
                 ..CoopConfig::new(ExecModel::OccupancyBound {
                     compute_units: cfg.units,
                 })
@@ -410,7 +522,7 @@ pub fn run(cfg: &MultitaskConfig, progress: &dyn Fn(&str)) -> Result<MultitaskRe
             &reference,
         )?;
         persistent.push(p.elapsed.as_secs_f64() * 1e6);
-        let sched = scheduler();
+        let sched = scheduler(ResizeVariant::Regular);
         let c = cfg.app.run(
             &Runner::Cooperative {
                 scheduler: &sched,
@@ -429,23 +541,32 @@ pub fn run(cfg: &MultitaskConfig, progress: &dyn Fn(&str)) -> Result<MultitaskRe
         let (n, ms) = Matmul::calibrate(&exec, cfg.units, w.exec_ms)?;
         matmul_n.push((w.name.to_string(), n, ms));
         let mm = Matmul::new(n);
+        let variants = if cfg.app.uses_barriers() && !cfg.variants.is_empty() {
+            cfg.variants.clone()
+        } else {
+            vec![ResizeVariant::Regular]
+        };
         for &share in &cfg.shares {
-            progress(&format!("co-run {} / {}", w.name, share.name()));
-            let sched = scheduler();
-            coruns.push(corun(
-                &sched,
-                cfg,
-                &reference,
-                &mm,
-                *w,
-                share,
-                cooperative_alone_us,
-            )?);
+            for &variant in &variants {
+                progress(&format!("co-run {} / {} / {variant}", w.name, share.name()));
+                let sched = scheduler(variant);
+                let mut c = corun(
+                    &sched,
+                    cfg,
+                    &reference,
+                    &mm,
+                    *w,
+                    share,
+                    cooperative_alone_us,
+                )?;
+                c.barrier = variant;
+                coruns.push(c);
+            }
         }
     }
     Ok(MultitaskResult {
         device: format!("cpu ({} cores)", occupant::cpu::available_cores()),
-        app: cfg.app,
+        app: cfg.app.clone(),
         units: cfg.units,
         matmul_n,
         persistent_us,
@@ -558,6 +679,7 @@ fn corun(
     };
     let n = requests.len().max(1) as f64;
     Ok(CoRun {
+        barrier: ResizeVariant::Regular,
         workload: w,
         share,
         units,
