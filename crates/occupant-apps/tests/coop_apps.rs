@@ -158,3 +158,46 @@ fn bad_parameters_are_errors() {
     assert!(game::search(&game::Position::new(), &g, &r).is_err());
     assert!(game::Position::from_moves(&[9]).is_none());
 }
+
+/// BFS and SSSP in cooperative form: every barrier a resizing barrier (regular and query),
+/// exact against the sequential references under churn in every execution model.
+#[test]
+fn graph_apps_exact_under_churn_both_barriers_every_model() {
+    use occupant::model::coop::ResizeVariant;
+    use occupant_apps::coop::graph::{check, run, GraphApp};
+    use occupant_apps::graph::{BuildOptions, GraphSource};
+    let graphs: Vec<_> = ["grid:w=40,h=30,seed=2", "rmat:scale=10,ef=8,seed=3"]
+        .iter()
+        .map(|s| {
+            s.parse::<GraphSource>()
+                .unwrap()
+                .load(&BuildOptions::default())
+                .unwrap()
+        })
+        .collect();
+    let exec = Executor::default();
+    for model in models() {
+        for variant in [ResizeVariant::Regular, ResizeVariant::Query] {
+            let sched = CoopScheduler::new(
+                &exec,
+                CoopConfig {
+                    variant,
+                    churn: Some(Churn {
+                        seed: 9,
+                        kill_per_mille: 300,
+                    }),
+                    ..CoopConfig::new(model)
+                },
+            );
+            for (gi, g) in graphs.iter().enumerate() {
+                for app in [GraphApp::Bfs, GraphApp::Sssp] {
+                    let (out, rep) = run(app, g, 0, &sched, 5)
+                        .unwrap_or_else(|e| panic!("{model} {variant} {app:?} g{gi}: {e}"));
+                    check(app, g, 0, &out)
+                        .unwrap_or_else(|e| panic!("{model} {variant} {app:?} g{gi}: {e}"));
+                    assert!(rep.stats.barriers > 0);
+                }
+            }
+        }
+    }
+}

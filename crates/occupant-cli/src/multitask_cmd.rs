@@ -8,24 +8,32 @@ use crate::cli_values::at_least_one;
 use crate::output_path;
 use crate::plot::{panels_svg, Panel};
 use clap::Args;
+use occupant::model::coop::ResizeVariant;
 use occupant_apps::coop::multitask::{
     self, App, MultitaskConfig, MultitaskResult, Share, Workload,
 };
+use occupant_apps::graph::{BuildOptions, GraphSource};
 use std::path::PathBuf;
 use std::time::Duration;
 
 /// Arguments of `occupant multitask`.
 #[derive(Args, Debug)]
 pub struct MultitaskArgs {
-    /// The cooperative app: `octree` or `game` (work stealing with offer_kill/request_fork).
+    /// The cooperative app: `octree`, `game` (work stealing with offer_kill/request_fork), `bfs` or `sssp` (resizing barriers; need --graph or --gen).
     #[arg(long, default_value = "octree")]
     pub app: String,
-    /// A graph file for the graph apps (bfs/sssp in cooperative form are not on the CPU backend of this branch).
-    #[arg(long)]
+    /// A graph file (.gr, .mtx, .txt/.snap/.el) for bfs/sssp.
+    #[arg(long, conflicts_with = "gen")]
     pub graph: Option<PathBuf>,
-    /// A generated graph for the graph apps (see --graph).
+    /// A generated graph for bfs/sssp (a spec as in `occupant run --gen`, e.g. grid:w=1000,h=1000).
     #[arg(long)]
     pub gen: Option<String>,
+    /// Source vertex of bfs/sssp.
+    #[arg(long, default_value = "0")]
+    pub source: u32,
+    /// Resizing-barrier variants for bfs/sssp, comma-separated: regular, query.
+    #[arg(long, value_delimiter = ',', default_value = "regular,query")]
+    pub barrier: Vec<String>,
     /// Workloads, comma-separated: light (P=70 E=3 ms), medium (P=40 E=3), heavy (P=40 E=10).
     #[arg(long, value_delimiter = ',', default_value = "light,medium,heavy")]
     pub workload: Vec<String>,
@@ -84,19 +92,40 @@ pub fn run(a: &MultitaskArgs) -> Result<(), String> {
         .map(|s| Share::parse(s))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
-    if a.graph.is_some() || a.gen.is_some() {
-        return Err("--graph/--gen: the graph apps in cooperative form are not built on this branch (the CPU backend has --app octree and --app game)".into());
-    }
+    let variants = a
+        .barrier
+        .iter()
+        .map(|b| match b.as_str() {
+            "regular" => Ok(ResizeVariant::Regular),
+            "query" => Ok(ResizeVariant::Query),
+            _ => Err(format!("--barrier `{b}`: expected regular or query")),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     if a.backend == Backend::Cuda {
         return Err("multitask --backend cuda: the CUDA cooperative runner is not built into this binary (it comes with the i12-coop-cuda branch); use --backend cpu".into());
     }
-    let mut app = App::parse(&a.app).map_err(|e| e.to_string())?;
+    let mut app = match (&a.graph, &a.gen) {
+        (None, None) => App::parse(&a.app).map_err(|e| e.to_string())?,
+        (g, s) => {
+            let source = match (g, s) {
+                (Some(f), _) => GraphSource::File(f.clone()),
+                (None, Some(s)) => GraphSource::Spec(s.parse().map_err(|e| format!("{e}"))?),
+                _ => unreachable!(),
+            };
+            eprintln!("multitask: loading {source}");
+            let g = source
+                .load(&BuildOptions::default())
+                .map_err(|e| e.to_string())?;
+            App::graph(&a.app, g, source.to_string(), a.source).map_err(|e| e.to_string())?
+        }
+    };
     match &mut app {
         App::Octree(p) => p.points = a.points.unwrap_or(p.points),
         App::Game(p) => {
             p.depth = a.depth.unwrap_or(p.depth);
             p.split = p.split.min(p.depth);
         }
+        App::Graph { .. } => {}
     }
     let cfg = MultitaskConfig {
         app,
@@ -106,6 +135,7 @@ pub fn run(a: &MultitaskArgs) -> Result<(), String> {
         repeats: a.repeats,
         gather_timeout: Duration::from_millis(a.gather_timeout_ms),
         min_corun: Duration::from_millis(a.corun_ms),
+        variants,
     };
     let result =
         multitask::run(&cfg, &|s| eprintln!("multitask: {s}")).map_err(|e| e.to_string())?;
@@ -136,13 +166,15 @@ fn print_result(r: &MultitaskResult) {
         println!("matmul for {w}: n = {n}, {ms:.2} ms on all units");
     }
     println!(
-        "{:<7} {:<12} {:>5} {:>5} {:>5} {:>12} {:>11} {:>10} {:>11} {:>9} {:>9} {:>6} {:>6}",
+        "{:<7} {:<8} {:<12} {:>5} {:>5} {:>5} {:>12} {:>16} {:>11} {:>10} {:>11} {:>9} {:>9} {:>6} {:>6}",
         "load",
+        "barrier",
         "share",
         "units",
         "runs",
         "reqs",
         "gather_med",
+        "taken_gather",
         "exec_med",
         "period_ok",
         "period_ms",
@@ -154,13 +186,16 @@ fn print_result(r: &MultitaskResult) {
     for c in &r.coruns {
         let (k, f) = (c.kills, c.forked_groups);
         println!(
-            "{:<7} {:<12} {:>5} {:>5} {:>5} {:>10.0}µs {:>9.0}µs {:>9.0}% {:>11.1} {:>9.3} {:>9.3} {:>6} {:>6}",
+            "{:<7} {:<8} {:<12} {:>5} {:>5} {:>5} {:>10.0}µs {:>9.0}µs({:>3}) {:>9.0}µs {:>9.0}% {:>11.1} {:>9.3} {:>9.3} {:>6} {:>6}",
             c.workload.name,
+            c.barrier.to_string(),
             c.share.name(),
             c.units,
             c.app_runs,
             c.requests.len(),
             c.median_gather_us,
+            c.median_gather_taken_us,
+            c.requests_taken,
             c.median_exec_us,
             c.period_met_fraction * 100.0,
             c.achieved_period_ms,
@@ -175,28 +210,34 @@ fn print_result(r: &MultitaskResult) {
 /// Fig. 5 shape (gather and execution time of the other work per share, log scale) and Fig. 6
 /// shape (app slowdown and achieved period per share), one series per workload.
 fn figures(r: &MultitaskResult, path: &std::path::Path) -> Result<(), String> {
-    let names: Vec<&str> = {
-        let mut v: Vec<&str> = r.coruns.iter().map(|c| c.workload.name).collect();
-        v.dedup();
-        v
-    };
+    let mut names: Vec<(&str, ResizeVariant)> = Vec::new();
+    for c in &r.coruns {
+        if !names.contains(&(c.workload.name, c.barrier)) {
+            names.push((c.workload.name, c.barrier));
+        }
+    }
+    let barriers = r.app.uses_barriers();
     let series =
         |f: &dyn Fn(&multitask::CoRun) -> f64, suffix: &str| -> Vec<(String, Vec<(f64, f64)>)> {
             names
                 .iter()
-                .map(|w| {
+                .map(|(w, b)| {
                     (
-                        format!("{w}{suffix}"),
+                        if barriers {
+                            format!("{w} {b}{suffix}")
+                        } else {
+                            format!("{w}{suffix}")
+                        },
                         r.coruns
                             .iter()
-                            .filter(|c| c.workload.name == *w)
+                            .filter(|c| c.workload.name == *w && c.barrier == *b)
                             .map(|c| (c.units as f64, f(c)))
                             .collect(),
                     )
                 })
                 .collect()
         };
-    let mut fig5 = series(&|c| c.median_gather_us.max(0.1), " gather");
+    let mut fig5 = series(&|c| c.median_gather_taken_us.max(0.1), " gather");
     fig5.extend(series(&|c| c.median_exec_us, " exec"));
     let panels = vec![
         Panel {

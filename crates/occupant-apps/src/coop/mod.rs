@@ -16,6 +16,7 @@
 //! ```
 
 pub mod game;
+pub mod graph;
 pub mod multitask;
 
 pub mod octree;

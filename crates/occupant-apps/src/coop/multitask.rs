@@ -7,13 +7,18 @@
 //! overhead of the cooperative app against its persistent (non-cooperative) version, and the
 //! kernel-level preemption model `P / (P − D)` of seed 000 §5.5.
 
+use super::graph::{self, GraphApp};
 use super::steal::{RunInfo, Runner};
 use super::{game, octree};
+use crate::apps::{run_cpu_with, AppParams, CpuOptions, Variant};
+use crate::graph::Csr;
 use occupant::cpu::coop::{CoopConfig, CoopReport, CoopScheduler};
 use occupant::cpu::{ExecModel, Executor, GlobalBuffer, WorkItem};
+use occupant::model::coop::ResizeVariant;
 use occupant::{Error, NDRange, Result};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A periodic workload (seed 000 §5.2): the other work is requested every `period_ms` and
@@ -116,21 +121,71 @@ impl Share {
 }
 
 /// The cooperative app of the experiment.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub enum App {
     /// Octree partitioning.
     Octree(octree::OctreeParams),
     /// Connect-four search from the empty board.
     Game(game::GameParams),
+    /// A graph app in cooperative form (resizing barriers).
+    Graph {
+        /// bfs or sssp.
+        app: GraphApp,
+        /// The graph's name (file or generator spec).
+        graph_name: String,
+        /// The graph.
+        #[serde(skip)]
+        graph: Arc<Csr>,
+        /// Source vertex.
+        source: u32,
+    },
 }
 
 impl App {
-    /// `octree` or `game`.
+    /// `octree`, `game`, `bfs` or `sssp`.
     pub fn name(&self) -> &'static str {
         match self {
             App::Octree(_) => "octree",
             App::Game(_) => "game",
+            App::Graph {
+                app: GraphApp::Bfs, ..
+            } => "bfs",
+            App::Graph {
+                app: GraphApp::Sssp,
+                ..
+            } => "sssp",
         }
+    }
+
+    /// Whether the app synchronises with resizing barriers (the regular and `query` variants
+    /// then differ).
+    pub fn uses_barriers(&self) -> bool {
+        matches!(self, App::Graph { .. })
+    }
+
+    /// A graph app (`bfs` or `sssp`) on `graph` from `source`.
+    pub fn graph(name: &str, graph: Csr, graph_name: String, source: u32) -> Result<App> {
+        let app = match name {
+            "bfs" => GraphApp::Bfs,
+            "sssp" => GraphApp::Sssp,
+            _ => {
+                return Err(Error::Input(format!(
+                    "app `{name}` takes no graph: the graph apps are bfs and sssp"
+                )))
+            }
+        };
+        if source >= graph.num_vertices() {
+            return Err(Error::Input(format!(
+                "source vertex {source} is not in the graph (vertices 0..{})",
+                graph.num_vertices()
+            )));
+        }
+        Ok(App::Graph {
+            app,
+            graph_name,
+            graph: Arc::new(graph),
+            source,
+        })
     }
 
     /// Parses `octree` or `game` with default sizes for the experiment (about a second on a
@@ -142,9 +197,15 @@ impl App {
                 max_points: 8,
                 ..Default::default()
             })),
-            "game" => Ok(App::Game(game::GameParams { depth: 12, split: 4 })),
+            "game" => Ok(App::Game(game::GameParams {
+                depth: 12,
+                split: 5,
+            })),
+            "bfs" | "sssp" => Err(Error::Input(format!(
+                "app `{s}` needs a graph (--graph FILE or --gen SPEC)"
+            ))),
             _ => Err(Error::Input(format!(
-                "app `{s}`: the CPU backend has octree and game (the graph apps in cooperative form are not on this branch)"
+                "app `{s}`: expected octree, game, bfs or sssp"
             ))),
         }
     }
@@ -170,6 +231,47 @@ impl App {
                 }
                 Ok(run.info)
             }
+            (
+                App::Graph {
+                    app, graph, source, ..
+                },
+                Reference::Graph,
+            ) => {
+                let t0 = Instant::now();
+                let (out, coop) = match runner {
+                    Runner::Cooperative { scheduler, groups } => {
+                        let (out, rep) = graph::run(*app, graph, *source, scheduler, *groups)?;
+                        (out, Some(rep))
+                    }
+                    Runner::Persistent { executor, groups } => {
+                        let p = AppParams {
+                            source: *source,
+                            ..AppParams::default()
+                        };
+                        let opts = CpuOptions {
+                            groups: Some(*groups),
+                            local_size: 1,
+                        };
+                        let (out, _) = run_cpu_with(
+                            executor,
+                            app.kind(),
+                            Variant::CpuPersistent,
+                            graph,
+                            &p,
+                            &opts,
+                        )?;
+                        (out, None)
+                    }
+                };
+                let elapsed = t0.elapsed();
+                graph::check(*app, graph, *source, &out).map_err(|e| {
+                    Error::Input(format!(
+                        "{} result wrong in the experiment: {e}",
+                        self.name()
+                    ))
+                })?;
+                Ok(RunInfo { elapsed, coop })
+            }
             _ => unreachable!("reference of another app"),
         }
     }
@@ -178,6 +280,7 @@ impl App {
         match self {
             App::Octree(p) => Reference::Octree(octree::sequential(p)),
             App::Game(p) => Reference::Game(game::sequential(&game::Position::new(), p)),
+            App::Graph { .. } => Reference::Graph,
         }
     }
 }
@@ -185,6 +288,8 @@ impl App {
 enum Reference {
     Octree(Vec<octree::Leaf>),
     Game(game::GameValue),
+    /// Graph apps are checked by `graph::check` (the sequential reference, per run).
+    Graph,
 }
 
 /// One request of the other work.
@@ -192,6 +297,9 @@ enum Reference {
 pub struct Request {
     /// Units it ran on.
     pub units: usize,
+    /// Of those, units the cooperative kernel held at the request (it had to give them up;
+    /// 0 when the kernel had not regrown since the previous request).
+    pub taken: usize,
     /// Request → units free, µs.
     pub gather_us: f64,
     /// Its execution time on those units, µs.
@@ -205,6 +313,9 @@ pub struct Request {
 /// One co-run: the app with the periodic other work on one share.
 #[derive(Debug, Clone, Serialize)]
 pub struct CoRun {
+    /// The resizing barrier's variant (graph apps; `regular` for the work-stealing apps,
+    /// which use no barrier).
+    pub barrier: ResizeVariant,
     /// The workload.
     pub workload: Workload,
     /// The share.
@@ -231,8 +342,12 @@ pub struct CoRun {
     pub period_met_fraction: f64,
     /// Mean time between consecutive requests, ms.
     pub achieved_period_ms: f64,
-    /// Median gather, µs.
+    /// Median gather, µs (every request).
     pub median_gather_us: f64,
+    /// Median gather of the requests for which the kernel had to give up units, µs.
+    pub median_gather_taken_us: f64,
+    /// Requests for which the kernel had to give up units.
+    pub requests_taken: usize,
     /// Median execution of the other work, µs.
     pub median_exec_us: f64,
     /// The last cooperative launch's report (kills, forks).
@@ -327,24 +442,24 @@ impl Matmul {
         Ok(t0.elapsed())
     }
 
-    /// The size that takes about `exec_ms` on `units` units (median of 3 timings per step).
+    /// The size that takes about `exec_ms` on `units` units: times two sizes (median of 5
+    /// each), fits `t = a + b·n³` (a: the launch's fixed cost), solves for `exec_ms` and
+    /// measures the result (median of 5). Returns (n, measured ms).
     pub fn calibrate(exec: &Executor, units: usize, exec_ms: f64) -> Result<(usize, f64)> {
-        let mut n = 128usize;
-        let mut ms = 0.0;
-        for _ in 0..8 {
+        let time = |n: usize| -> Result<f64> {
             let m = Matmul::new(n);
-            let t: Vec<f64> = (0..3)
+            let t: Vec<f64> = (0..5)
                 .map(|_| m.time_alone(exec, units).map(|d| d.as_secs_f64() * 1e3))
                 .collect::<Result<_>>()?;
-            ms = median(&t);
-            let scale = (exec_ms / ms.max(1e-3)).cbrt();
-            let next = ((n as f64 * scale / 8.0).round() as usize * 8).clamp(16, 4096);
-            if next == n {
-                break;
-            }
-            n = next;
-        }
-        Ok((n, ms))
+            Ok(median(&t))
+        };
+        let (n1, n2) = (160usize, 320usize);
+        let (t1, t2) = (time(n1)?, time(n2)?);
+        let b = ((t2 - t1) / ((n2.pow(3) - n1.pow(3)) as f64)).max(1e-12);
+        let a = (t1 - b * n1.pow(3) as f64).max(0.0);
+        let n = (((exec_ms - a).max(exec_ms * 0.1) / b).cbrt() / 8.0).round() as usize * 8;
+        let n = n.clamp(16, 4096);
+        Ok((n, time(n)?))
     }
 }
 
@@ -368,6 +483,9 @@ pub struct MultitaskConfig {
     pub gather_timeout: Duration,
     /// Least kernel time of a co-run (the app runs back to back until it is covered).
     pub min_corun: Duration,
+    /// Resizing-barrier variants to run (graph apps; the work-stealing apps use no barrier
+    /// and run once, recorded as `regular`).
+    pub variants: Vec<ResizeVariant>,
 }
 
 /// Runs the experiment: the app alone (persistent and cooperative), then one co-run per
@@ -380,11 +498,12 @@ pub fn run(cfg: &MultitaskConfig, progress: &dyn Fn(&str)) -> Result<MultitaskRe
     }
     let exec = Executor::default();
     let reference = cfg.app.reference();
-    let scheduler = || {
+    let scheduler = |variant: ResizeVariant| {
         CoopScheduler::new(
             &exec,
             CoopConfig {
                 gather_timeout: cfg.gather_timeout,
+                variant,
                 ..CoopConfig::new(ExecModel::OccupancyBound {
                     compute_units: cfg.units,
                 })
@@ -403,7 +522,7 @@ pub fn run(cfg: &MultitaskConfig, progress: &dyn Fn(&str)) -> Result<MultitaskRe
             &reference,
         )?;
         persistent.push(p.elapsed.as_secs_f64() * 1e6);
-        let sched = scheduler();
+        let sched = scheduler(ResizeVariant::Regular);
         let c = cfg.app.run(
             &Runner::Cooperative {
                 scheduler: &sched,
@@ -422,23 +541,32 @@ pub fn run(cfg: &MultitaskConfig, progress: &dyn Fn(&str)) -> Result<MultitaskRe
         let (n, ms) = Matmul::calibrate(&exec, cfg.units, w.exec_ms)?;
         matmul_n.push((w.name.to_string(), n, ms));
         let mm = Matmul::new(n);
+        let variants = if cfg.app.uses_barriers() && !cfg.variants.is_empty() {
+            cfg.variants.clone()
+        } else {
+            vec![ResizeVariant::Regular]
+        };
         for &share in &cfg.shares {
-            progress(&format!("co-run {} / {}", w.name, share.name()));
-            let sched = scheduler();
-            coruns.push(corun(
-                &sched,
-                cfg,
-                &reference,
-                &mm,
-                *w,
-                share,
-                cooperative_alone_us,
-            )?);
+            for &variant in &variants {
+                progress(&format!("co-run {} / {} / {variant}", w.name, share.name()));
+                let sched = scheduler(variant);
+                let mut c = corun(
+                    &sched,
+                    cfg,
+                    &reference,
+                    &mm,
+                    *w,
+                    share,
+                    cooperative_alone_us,
+                )?;
+                c.barrier = variant;
+                coruns.push(c);
+            }
         }
     }
     Ok(MultitaskResult {
         device: format!("cpu ({} cores)", occupant::cpu::available_cores()),
-        app: cfg.app,
+        app: cfg.app.clone(),
         units: cfg.units,
         matmul_n,
         persistent_us,
@@ -513,6 +641,7 @@ fn corun(
                     let response = t0.elapsed();
                     requests.push(Request {
                         units,
+                        taken: r.taken,
                         gather_us: r.gather.as_secs_f64() * 1e6,
                         exec_us: r.exec.as_secs_f64() * 1e6,
                         response_us: response.as_secs_f64() * 1e6,
@@ -536,6 +665,11 @@ fn corun(
         app.map_err(|_| Error::Resource("the app's host thread panicked".into()))??;
     let corun_us = total.as_secs_f64() * 1e6 / runs as f64;
     let gathers: Vec<f64> = requests.iter().map(|r| r.gather_us).collect();
+    let taken: Vec<f64> = requests
+        .iter()
+        .filter(|r| r.taken > 0)
+        .map(|r| r.gather_us)
+        .collect();
     let execs: Vec<f64> = requests.iter().map(|r| r.exec_us).collect();
     let d = median(&execs) / 1e3;
     let achieved_period_ms = if starts.len() > 1 {
@@ -545,11 +679,14 @@ fn corun(
     };
     let n = requests.len().max(1) as f64;
     Ok(CoRun {
+        barrier: ResizeVariant::Regular,
         workload: w,
         share,
         units,
         period_met_fraction: requests.iter().filter(|r| r.period_met).count() as f64 / n,
         median_gather_us: median(&gathers),
+        median_gather_taken_us: median(&taken),
+        requests_taken: taken.len(),
         median_exec_us: median(&execs),
         requests,
         failed_requests: failed,

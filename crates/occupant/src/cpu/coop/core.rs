@@ -3,7 +3,7 @@
 //! and built on loom's atomics and mutex under `cfg(loom)` so that `tests/loom_coop.rs` checks
 //! this very code.
 
-use crate::cpu::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use crate::cpu::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use crate::cpu::Wait;
 use crate::model::coop::{
     barrier_complete, fork_count, may_kill, query_kills, unit_budget, BarrierKind, Groups,
@@ -15,6 +15,9 @@ use serde::Serialize;
 use std::ops::Range;
 #[cfg(not(loom))]
 use std::sync::{Mutex, MutexGuard};
+
+/// Barrier generations wrap at 2^39.
+const GEN_MASK: u64 = (1 << 39) - 1;
 
 /// Random kills and forks for testing: the scheduler accepts kill offers and grants forks at
 /// random (seeded), as the seed's semantics allow (Kill / Kill-No-Op / Fork with any `k`).
@@ -90,8 +93,6 @@ struct State {
     finished_below_active: usize,
     arrived: usize,
     kind: Option<BarrierKind>,
-    /// Per id: the barrier generation whose completion killed it (query variant).
-    killed_gen: Vec<usize>,
     released_active: usize,
     fork_at_release: Option<Range<usize>>,
     churn: Option<(Churn, u64)>,
@@ -191,7 +192,9 @@ impl State {
 /// while calling in.
 pub struct CoopCore {
     state: Mutex<State>,
-    generation: AtomicUsize,
+    /// The last barrier completion: `generation << 25 | forked << 24 | M` (M < 2^24), stored
+    /// with release when a barrier completes; waiters poll it with acquire.
+    released: AtomicU64,
     active: AtomicUsize,
     abort: AtomicBool,
 }
@@ -211,13 +214,12 @@ impl CoopCore {
                 finished_below_active: 0,
                 arrived: 0,
                 kind: None,
-                killed_gen: Vec::new(),
                 released_active: 0,
                 fork_at_release: None,
                 churn: churn.map(|c| (c, c.seed)),
                 stats: CoopStats::default(),
             }),
-            generation: AtomicUsize::new(0),
+            released: AtomicU64::new(0),
             active: AtomicUsize::new(0),
             abort: AtomicBool::new(false),
         }
@@ -250,7 +252,6 @@ impl CoopCore {
         st.finished_below_active = 0;
         st.arrived = 0;
         st.kind = None;
-        st.killed_gen = vec![usize::MAX; limit];
         st.fork_at_release = None;
         st.stats = CoopStats {
             min_active: m,
@@ -349,7 +350,7 @@ impl CoopCore {
     ///
     /// Panics if the groups disagree about the kind (a kernel error: every group must reach
     /// the same barrier).
-    pub fn arrive(&self, id: usize, kind: BarrierKind) -> usize {
+    pub fn arrive(&self, id: usize, kind: BarrierKind) -> u64 {
         let mut st = self.lock();
         assert!(
             id < st.active,
@@ -364,7 +365,7 @@ impl CoopCore {
             ),
         }
         st.arrived += 1;
-        let gen = self.generation.load(Ordering::Relaxed);
+        let gen = self.released.load(Ordering::Relaxed) >> 25;
         if barrier_complete(st.groups(), st.arrived) {
             self.complete(&mut st);
             self.publish_active(&st);
@@ -378,7 +379,6 @@ impl CoopCore {
         st.arrived = 0;
         st.stats.barriers += 1;
         st.fork_at_release = None;
-        let mut killed_now = 0;
         if let Some(BarrierKind::Resizing(variant)) = kind {
             let mut killed = 0;
             if variant == ResizeVariant::Query {
@@ -386,7 +386,6 @@ impl CoopCore {
                 killed = query_kills(st.groups(), wanted);
                 if killed > 0 {
                     st.kill_top(killed);
-                    killed_now = killed;
                 }
             }
             if killed == 0 {
@@ -398,34 +397,53 @@ impl CoopCore {
             }
         }
         st.released_active = st.active;
-        let next = self.generation.load(Ordering::Relaxed).wrapping_add(1);
-        // Waiting groups with ids at or above the new `M` have been killed (query variant).
-        // Recorded per id and generation: a killed group may read this after later
-        // barriers completed without it and its id was forked again.
-        for id in st.active..st.active + killed_now {
-            st.killed_gen[id] = next;
-        }
-        self.generation.store(next, Ordering::Release);
+        let next = ((self.released.load(Ordering::Relaxed) >> 25) + 1) & GEN_MASK;
+        // Waiting groups with ids at or above the new `M` have been killed (query variant):
+        // they learn it from the `M` published with this generation.
+        let forked = st.fork_at_release.is_some() as u64;
+        self.released.store(
+            next << 25 | forked << 24 | st.active as u64,
+            Ordering::Release,
+        );
     }
 
     /// Waits (through `wait`) until the barrier of generation `gen` releases; then tells the
     /// group whether it was killed and, for group 0, what was forked. Returns `None` if the
     /// kernel was aborted.
-    pub fn wait_release<W: Wait>(&self, id: usize, gen: usize, wait: &W) -> Option<Release> {
+    pub fn wait_release<W: Wait>(&self, id: usize, gen: u64, wait: &W) -> Option<Release> {
+        let mut cur = 0;
         wait.spin_until("resizing_barrier", || {
-            self.generation.load(Ordering::Acquire) != gen || self.aborted()
+            cur = self.released.load(Ordering::Acquire);
+            cur >> 25 != gen || self.aborted()
         });
-        if self.generation.load(Ordering::Acquire) == gen {
+        if cur >> 25 == gen {
             return None;
         }
+        let (forked, active) = (cur >> 24 & 1 == 1, (cur & 0xFF_FFFF) as usize);
+        if cur >> 25 == (gen + 1) & GEN_MASK && (id != 0 || !forked) {
+            // The completion that released us is the last one: its M tells whether we were
+            // killed (query variant) without taking the lock.
+            return Some(Release {
+                killed: id >= active,
+                forked: None,
+                active,
+            });
+        }
+        if cur >> 25 != (gen + 1) & GEN_MASK {
+            // Later barriers completed without us: we were killed at ours (a live group is
+            // needed to complete the next one), and our id may have been forked again since.
+            return Some(Release {
+                killed: true,
+                forked: None,
+                active,
+            });
+        }
+        // Group 0 after a fork: it starts the forked groups (group 0 is needed to complete the
+        // next barrier, so the state still describes ours).
         let st = self.lock();
         Some(Release {
-            killed: st.killed_gen[id] == gen.wrapping_add(1),
-            forked: if id == 0 {
-                st.fork_at_release.clone()
-            } else {
-                None
-            },
+            killed: false,
+            forked: st.fork_at_release.clone(),
             active: st.released_active,
         })
     }

@@ -81,6 +81,9 @@ pub struct CoopReport {
 pub struct OtherReport {
     /// Compute units it ran on.
     pub units: usize,
+    /// Of those, how many were held by the cooperative kernel when the request was made (the
+    /// rest were free): the groups the kernel had to give up.
+    pub taken: usize,
     /// From the request to the moment the units were free (the seed's gather time).
     pub gather: Duration,
     /// Its execution time on those units.
@@ -333,6 +336,10 @@ impl<'e> CoopScheduler<'e> {
             )));
         }
         let t0 = Instant::now();
+        let before = self.core.units();
+        let free = before
+            .capacity
+            .saturating_sub(before.held + before.lent + before.wanted);
         self.core.request_units(units);
         let deadline = t0 + self.config.gather_timeout;
         let mut spins = 0u32;
@@ -371,6 +378,7 @@ impl<'e> CoopScheduler<'e> {
         r?;
         Ok(OtherReport {
             units,
+            taken: units.saturating_sub(free),
             gather,
             exec,
         })
