@@ -43,6 +43,9 @@ else
   tar -C "$(dirname "$llvm")" -cJf "$dest/llvm-openmp.tar.xz" "$(basename "$llvm")"
 fi
 echo "$(basename "$llvm")" >"$dest/LLVM_DIR_NAME"
+cp "$llvm/run.sh" "$dest/llvm-run.sh"
+cp "$llvm/epcc_target" "$dest/llvm-epcc_target"
+[[ -f "$llvm/epcc_target_jit" ]] && cp "$llvm/epcc_target_jit" "$dest/llvm-epcc_target_jit"
 git rev-parse HEAD >"$dest/COMMIT"
 cat >"$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
@@ -70,16 +73,28 @@ grep -E "test result|panicked" "$res/test-cpu_forkjoin.log" >>"$sum"
 llvm_tmp=$(mktemp -d)
 tar -C "$llvm_tmp" -xJf "$here/llvm-openmp.tar.xz"
 llvm="$llvm_tmp/$(cat "$here/LLVM_DIR_NAME")"
-step llvm-epcc 90 bash -c "'$llvm/run.sh' 1000 100 5 >'$res/llvm-epcc.jsonl'"
-tail -5 "$res/llvm-epcc.log" >>"$sum"; wc -l "$res/llvm-epcc.jsonl" >>"$sum"
-step llvm-epcc-info 30 env LIBOMPTARGET_INFO=1 "$llvm/run.sh" 10 100 1
-grep -iE "launch|mode|error|fail" "$res/llvm-epcc-info.log" | sort | uniq -c | head -20 >>"$sum"
-llvm_arg=(); [[ -s "$res/llvm-epcc.jsonl" ]] && llvm_arg=(--llvm "$res/llvm-epcc.jsonl")
+# A runner or the JIT build carried beside the packed comparator replaces the packed one.
+for f in run.sh epcc_target epcc_target_jit; do
+  [[ -f "$here/llvm-$f" ]] && cp "$here/llvm-$f" "$llvm/$f" && chmod +x "$llvm/$f"
+done
+llvm_ok=""
+for bin in epcc_target epcc_target_jit; do
+  [[ -x "$llvm/$bin" ]] || continue
+  step "llvm-$bin" 90 env LLVM_EPCC_BIN=$bin bash -c "'$llvm/run.sh' 1000 100 5 >'$res/llvm-$bin.jsonl'"
+  head -c 600 "$res/llvm-$bin.log" >>"$sum"; wc -l "$res/llvm-$bin.jsonl" >>"$sum"
+  step "llvm-$bin-info" 30 env LLVM_EPCC_BIN=$bin LIBOMPTARGET_INFO=-1 "$llvm/run.sh" 10 100 1
+  grep -iE "launch|mode|error|image" "$res/llvm-$bin-info.log" | sort | uniq -c | sort -rn | head -12 >>"$sum"
+  if [[ -z "$llvm_ok" ]] && grep -q '"threads_seen": [1-9]' "$res/llvm-$bin.jsonl"; then
+    llvm_ok="$res/llvm-$bin.jsonl"
+  fi
+done
+llvm_arg=(); [[ -n "$llvm_ok" ]] && llvm_arg=(--llvm "$llvm_ok")
+echo "llvm comparator used: ${llvm_ok:-none}" >>"$sum"
 step bench-forkjoin 120 "$here/occupant" bench forkjoin --backend cuda --out "$res" "${llvm_arg[@]}"
 cat "$res/bench-forkjoin.log" >>"$sum"
 step bench-nested 150 "$here/occupant" bench nested --out "$res"
 cat "$res/bench-nested.log" >>"$sum"
-for tool in synccheck racecheck; do
+for tool in racecheck synccheck; do
   step "sanitizer-$tool-forkjoin" 60 compute-sanitizer --tool $tool "$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --out "$res/sanitizer-$tool"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error" "$res/sanitizer-$tool-forkjoin.log" | head -8 >>"$sum"
   step "sanitizer-$tool-semantics" 60 compute-sanitizer --tool $tool "$here/test-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1

@@ -45,7 +45,7 @@ struct BackpropRegion {
 };
 extern "C" __global__ void backprop_nested(NEST_ARGS) {
   NEST_TEAM;
-  occ::fj::run<BackpropRegion>(team, [&](auto& m) {
+  occ::fj::run<BackpropRegion>(team, [&](occ::fj::Master<BackpropRegion>& m) {
     MASTER_LOOP(j) {
       BackpropRegion r{fa, fb, j, outer, inner, 0.f};
       m.parallel(m.max_threads(), r);
@@ -75,7 +75,7 @@ struct LudRegion {
 };
 extern "C" __global__ void lud_nested(NEST_ARGS) {
   NEST_TEAM;
-  occ::fj::run<LudRegion>(team, [&](auto& m) {
+  occ::fj::run<LudRegion>(team, [&](occ::fj::Master<LudRegion>& m) {
     MASTER_LOOP(i) {
       LudRegion r{fa, fb, i, inner, 0.f};
       m.parallel_if(i >= 32, m.max_threads(), r);  // short rows: the master alone
@@ -100,7 +100,7 @@ struct HistoRegion {
 };
 extern "C" __global__ void imghisto_nested(NEST_ARGS) {
   NEST_TEAM;
-  occ::fj::run<HistoRegion>(team, [&](auto& m) {
+  occ::fj::run<HistoRegion>(team, [&](occ::fj::Master<HistoRegion>& m) {
     MASTER_LOOP(b) {
       HistoRegion r{ia + (size_t)b * inner, iout + b * 4096, inner};
       m.parallel(m.max_threads(), r);
@@ -136,7 +136,7 @@ struct ClusterRegion {
 };
 extern "C" __global__ void streamcluster_nested(NEST_ARGS) {
   NEST_TEAM;
-  occ::fj::run<ClusterRegion>(team, [&](auto& m) {
+  occ::fj::run<ClusterRegion>(team, [&](occ::fj::Master<ClusterRegion>& m) {
     MASTER_LOOP(i) {
       ClusterRegion r{fa + (size_t)i * inner, fb, inner, 0.f};
       m.parallel(m.max_threads(), r);
@@ -175,7 +175,7 @@ struct BfsRegion {
 };
 extern "C" __global__ void bfs_nested(NEST_ARGS) {
   NEST_TEAM;
-  occ::fj::run<BfsRegion>(team, [&](auto& m) {
+  occ::fj::run<BfsRegion>(team, [&](occ::fj::Master<BfsRegion>& m) {
     MASTER_LOOP(u) {
       if (bfs_level(u) != 0) continue;
       BfsRegion r{ib, iout, ia[u], ia[u + 1]};
@@ -201,7 +201,7 @@ struct BfsChunk {
 };
 extern "C" __global__ void bfs_adaptive(NEST_ARGS) {
   NEST_TEAM;
-  occ::fj::run<BfsChunk>(team, [&](auto& m) {
+  occ::fj::run<BfsChunk>(team, [&](occ::fj::Master<BfsChunk>& m) {
     const int chunk = (int)m.max_threads();
     for (int f = blockIdx.x * chunk; f < outer; f += gridDim.x * chunk) {
       BfsChunk r{ia, ib, iout, f, min(f + chunk, outer)};
@@ -250,7 +250,7 @@ struct KmeansRegion {
 };
 extern "C" __global__ void kmeans_nested(NEST_ARGS) {
   NEST_TEAM;
-  occ::fj::run<KmeansRegion>(team, [&](auto& m) {
+  occ::fj::run<KmeansRegion>(team, [&](occ::fj::Master<KmeansRegion>& m) {
     MASTER_LOOP(i) {
       KmeansRegion r{fa + (size_t)i * 8, fb, inner, 0};
       m.parallel_if(inner >= 32, inner, r);
@@ -276,7 +276,7 @@ struct KmeansChunk {
 };
 extern "C" __global__ void kmeans_adaptive(NEST_ARGS) {
   NEST_TEAM;
-  occ::fj::run<KmeansChunk>(team, [&](auto& m) {
+  occ::fj::run<KmeansChunk>(team, [&](occ::fj::Master<KmeansChunk>& m) {
     const int chunk = (int)m.max_threads();
     for (int f = blockIdx.x * chunk; f < outer; f += gridDim.x * chunk) {
       KmeansChunk r{fa, fb, iout, f, min(f + chunk, outer), inner};
@@ -312,7 +312,7 @@ struct PfRegion {
 };
 extern "C" __global__ void particlefilter_nested(NEST_ARGS) {
   NEST_TEAM;
-  occ::fj::run<PfRegion>(team, [&](auto& m) {
+  occ::fj::run<PfRegion>(team, [&](occ::fj::Master<PfRegion>& m) {
     MASTER_LOOP(i) {
       PfRegion r{ia, ib[i], inner, 0.f};
       m.parallel(inner < (int)m.max_threads() ? inner : m.max_threads(), r);
@@ -334,7 +334,7 @@ struct PfChunk {
 };
 extern "C" __global__ void particlefilter_adaptive(NEST_ARGS) {
   NEST_TEAM;
-  occ::fj::run<PfChunk>(team, [&](auto& m) {
+  occ::fj::run<PfChunk>(team, [&](occ::fj::Master<PfChunk>& m) {
     const int chunk = (int)m.max_threads();
     for (int f = blockIdx.x * chunk; f < outer; f += gridDim.x * chunk) {
       PfChunk r{ia, ib, fout, f, min(f + chunk, outer), inner};
@@ -385,7 +385,7 @@ struct PbtRegion {
 };
 extern "C" __global__ void pbt_nested(NEST_ARGS) {
   NEST_TEAM;
-  occ::fj::run<PbtRegion>(team, [&](auto& m) {
+  occ::fj::run<PbtRegion>(team, [&](occ::fj::Master<PbtRegion>& m) {
     MASTER_LOOP(o) {
       PbtRegion r{fa + (o % 64) * 25, fout + (size_t)o * inner, o, inner};
       m.parallel(m.max_threads(), r);
@@ -421,7 +421,7 @@ struct HaccRegion {
 };
 extern "C" __global__ void haccmk_nested(NEST_ARGS) {
   NEST_TEAM;
-  occ::fj::run<HaccRegion>(team, [&](auto& m) {
+  occ::fj::run<HaccRegion>(team, [&](occ::fj::Master<HaccRegion>& m) {
     MASTER_LOOP(i) {
       HaccRegion r{fa, fb, fa[(size_t)i * 20 % inner], inner, 0.f};
       m.parallel(m.max_threads(), r);

@@ -9,6 +9,19 @@
 
 #define FJ_CONSTRUCTS 7
 
+// The master's timer (macros, not lambdas: a lambda nested in the serial-code lambda gains
+// nothing and older NVRTCs are picky about lambdas at kernel scope).
+#define FJ_START()              \
+  do {                          \
+    g0 = occ::globaltimer();    \
+    c0 = clock64();             \
+  } while (0)
+#define FJ_STOP(c)                                          \
+  do {                                                      \
+    o[(c) * 2] = clock64() - c0;                            \
+    o[(c) * 2 + 1] = (long long)(occ::globaltimer() - g0);  \
+  } while (0)
+
 // The delay: spin on clock64 for `d` cycles (the same code as the LLVM comparator's).
 __device__ __forceinline__ void fj_delay(long long d) {
   const long long t0 = clock64();
@@ -61,57 +74,51 @@ struct EpccReduction {
   }
 };
 
+#define EPCC_REGIONS \
+  EpccParallel, EpccFor, EpccParallelFor, EpccBarrier, EpccSingle, EpccReduction
+
 extern "C" __global__ void fj_epcc(long long* out, int reps, long long d, unsigned nthreads,
                                    int rounds, int* check) {
   __shared__ occ::fj::Team team;
   __shared__ alignas(16) unsigned char stack[256];
   team.setup(stack, sizeof stack, nullptr, 0);
-  occ::fj::run<EpccParallel, EpccFor, EpccParallelFor, EpccBarrier, EpccSingle, EpccReduction>(
-      team, [&](auto& m) {
+  occ::fj::run<EPCC_REGIONS>(team, [&](occ::fj::Master<EPCC_REGIONS>& m) {
         int bad = 0;
         for (int round = 0; round < rounds; ++round) {
           long long* o = out + (size_t)round * FJ_CONSTRUCTS * 2;
           long long c0;
           unsigned long long g0;
-          auto start = [&] {
-            g0 = occ::globaltimer();
-            c0 = clock64();
-          };
-          auto stop = [&](int c) {
-            o[c * 2] = clock64() - c0;
-            o[c * 2 + 1] = (long long)(occ::globaltimer() - g0);
-          };
-          start();
+          FJ_START();
           for (int r = 0; r < reps; ++r) fj_delay(d);
-          stop(0);
+          FJ_STOP(0);
           EpccParallel par{d};
-          start();
+          FJ_START();
           for (int r = 0; r < reps; ++r) m.parallel(nthreads, par);
-          stop(1);
+          FJ_STOP(1);
           EpccFor f{d, reps};
-          start();
+          FJ_START();
           m.parallel(nthreads, f);
-          stop(2);
+          FJ_STOP(2);
           EpccParallelFor pf{d};
-          start();
+          FJ_START();
           for (int r = 0; r < reps; ++r) m.parallel(nthreads, pf);
-          stop(3);
+          FJ_STOP(3);
           EpccBarrier b{d, reps};
-          start();
+          FJ_START();
           m.parallel(nthreads, b);
-          stop(4);
+          FJ_STOP(4);
           EpccSingle s{d, reps};
-          start();
+          FJ_START();
           m.parallel(nthreads, s);
-          stop(5);
+          FJ_STOP(5);
           int total = 0;
-          start();
+          FJ_START();
           for (int r = 0; r < reps; ++r) {
             EpccReduction red{d, 0};
             m.parallel(nthreads, red);
             total += red.sum;
           }
-          stop(6);
+          FJ_STOP(6);
           if (total != reps * (int)nthreads) bad = total;
         }
         *check = bad;

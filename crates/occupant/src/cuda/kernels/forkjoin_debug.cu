@@ -19,7 +19,7 @@ extern "C" __global__ void fj_debug(int skip, int* out) {
   __shared__ occ::fj::Team team;
   __shared__ alignas(16) unsigned char stack[256];
   team.setup(stack, sizeof stack, nullptr, 0);
-  occ::fj::run<MaybeSkip>(team, [&](auto& m) {
+  occ::fj::run<MaybeSkip>(team, [&](occ::fj::Master<MaybeSkip>& m) {
     MaybeSkip r{skip, 0};
     const bool ok = m.parallel(m.max_threads(), r);
     out[0] = ok ? 1 : 0;
