@@ -57,10 +57,6 @@ enum Command {
     Run(run_cmd::RunArgs),
     /// Cooperative kernels (seed 000 §5): a cooperative app lends compute units to a periodic other launch.
     Multitask(multitask_cmd::MultitaskArgs),
-    /// Cooperative kernels (seed 000 §5): a cooperative app lends compute units to a periodic other launch.
-    Multitask(multitask_cmd::MultitaskArgs),
-    /// Run a graph application (bfs, sssp, sssp-worklist, color, mis, bc, pagerank, cc).
-    Run(run_cmd::RunArgs),
 }
 
 #[derive(Subcommand)]
@@ -118,8 +114,6 @@ fn main() -> ExitCode {
         Command::Graph(cmd) => graph_cmd::run(&cmd),
         Command::Run(a) => run_cmd::run(&a),
         Command::Multitask(a) => multitask_cmd::run(&a),
-        Command::Multitask(a) => multitask_cmd::run(&a),
-        Command::Run(a) => run_cmd::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
