@@ -18,7 +18,7 @@ use occupant::cpu::sync::{
     Barrier, BarrierKind, Mutex, MutexKind, Participation, Semaphore, SemaphoreKind,
 };
 use occupant::cpu::{ExecModel, Executor, GlobalBuffer, Launch};
-use occupant::model::Watchdog;
+use occupant::model::{LaunchShape, ShapeClass, ShapeTable, Watchdog};
 use occupant::NDRange;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -52,6 +52,10 @@ pub struct PrimitivesArgs {
     /// Write an SVG plot to this file.
     #[arg(long)]
     pub svg: Option<PathBuf>,
+    /// Write the barrier and mutex costs as a shape table (the CPU backend's shape-aware
+    /// defaults, `occupant::cpu::sync::cpu_shape_table`) to this file.
+    #[arg(long)]
+    pub shape_table: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -190,7 +194,7 @@ fn measure(prim: Prim, groups: usize, args: &PrimitivesArgs) -> Result<(u64, f64
 
 /// Runs the benchmark.
 pub fn run(args: &PrimitivesArgs) -> Result<(), String> {
-    check_files(&[&args.json, &args.svg])?;
+    check_files(&[&args.json, &args.svg, &args.shape_table])?;
     let mut prims: Vec<Prim> = BarrierKind::ALL
         .into_iter()
         .map(|implementation| Prim::Barrier { implementation })
@@ -294,6 +298,27 @@ pub fn run(args: &PrimitivesArgs) -> Result<(), String> {
             });
         }
         panels_svg(path, &panels)?;
+    }
+    if let Some(path) = &args.shape_table {
+        let mut t = ShapeTable::new(&format!(
+            "CPU executor, fair model, {} host cores",
+            occupant::cpu::available_cores()
+        ));
+        for p in &points {
+            let shape = LaunchShape::new(p.groups, args.local_size);
+            let rate = p.ops_per_sec.mean;
+            // Barrier: one operation is one episode of all groups; mutex: one lock+unlock.
+            let (class, kind) = match p.primitive {
+                Prim::Barrier { implementation } => (ShapeClass::Barrier, implementation.name()),
+                Prim::Mutex { implementation } => (ShapeClass::Mutex, implementation.name()),
+                Prim::Semaphore { .. } => continue,
+            };
+            if rate > 0.0 {
+                t.record(class, kind, shape, 1e9 / rate);
+            }
+        }
+        let text = serde_json::to_string_pretty(&t).map_err(|e| e.to_string())?;
+        std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
     }
     if let Some(path) = &args.json {
         let report = Report {

@@ -95,8 +95,29 @@ pub fn run(args: &LaunchBenchArgs) -> Result<(), String> {
             rows.push(row);
         }
     }
+    // The watchdog's cost: the same kernel, mode and grid with and without the record.
+    let mut overhead = Vec::new();
+    for mode in ["plain", "occupancy_api", "cooperative"] {
+        let pick = |wd: bool, key: &str| {
+            rows.iter()
+                .find(|r| r["mode"] == mode && r["watchdog"] == wd)
+                .and_then(|r| r[key]["median"].as_f64())
+        };
+        for key in ["launch_sync_round_trip_us", "back_to_back_per_kernel_us"] {
+            if let (Some(with), Some(without)) = (pick(true, key), pick(false, key)) {
+                println!(
+                    "watchdog cost, {mode}, {key}: {with:.2} - {without:.2} = {:+.2} us",
+                    with - without
+                );
+                overhead.push(json!({ "mode": mode, "figure": key, "with_us": with,
+                    "without_us": without, "watchdog_cost_us": with - without }));
+            }
+        }
+    }
     let out = json!({
         "bench": "launch",
+        "watchdog_reads_on_expiry_only": wd.watchdog_reads_on_expiry_only(),
+        "watchdog_cost": overhead,
         "backend": "cuda",
         "device": info,
         "commit": std::env::var("OCCUPANT_COMMIT").ok(),

@@ -1,10 +1,12 @@
 //! `occupant`: the command-line front end of the occupant toolkit.
 
 mod backend_arg;
+mod bench_apps;
 mod bench_primitives;
 mod cli_values;
 mod cpu_bench_primitives;
 mod cpu_discover;
+mod cpu_vs_pocl;
 mod cuda_bench_common;
 mod cuda_bench_discovery;
 mod cuda_bench_memory;
@@ -15,8 +17,10 @@ mod forkjoin_cmd;
 mod graph_cmd;
 mod info;
 mod linear_plot;
+mod multitask_cmd;
 mod output_path;
 mod plot;
+mod run_cmd;
 mod stats;
 mod tour;
 
@@ -49,6 +53,10 @@ enum Command {
     /// Graphs: generate to a file, print statistics.
     #[command(subcommand)]
     Graph(graph_cmd::GraphCommand),
+    /// Run a graph application (bfs, sssp, sssp-worklist, color, mis, bc, pagerank, cc).
+    Run(run_cmd::RunArgs),
+    /// Cooperative kernels (seed 000 §5): a cooperative app lends compute units to a periodic other launch.
+    Multitask(multitask_cmd::MultitaskArgs),
 }
 
 #[derive(Subcommand)]
@@ -61,6 +69,10 @@ enum BenchCommand {
     Discovery(cuda_bench_discovery::DiscoveryBenchArgs),
     /// The memory-system microbenchmarks and the machine abstraction (CUDA).
     Memory(cuda_bench_memory::MemoryBenchArgs),
+    /// The CPU executor against PoCL on the same OpenCL kernels and thread count.
+    CpuVsPocl(cpu_vs_pocl::CpuVsPoclArgs),
+    /// Graph applications, apps × inputs × variants: speedups over multi-kernel / multi-launch.
+    Apps(bench_apps::AppsBenchArgs),
     /// Fork-join construct overheads (EPCC syncbench, Bull's method): `--backend cpu|cuda`.
     Forkjoin(forkjoin_cmd::ForkjoinArgs),
     /// The nested-parallelism suite: SPMD vs fork-join nested kernels (CUDA).
@@ -91,6 +103,8 @@ fn main() -> ExitCode {
         Command::Bench(BenchCommand::Primitives(a)) => bench_primitives::run(&a),
         Command::Bench(BenchCommand::Discovery(a)) => cuda_bench_discovery::run(&a),
         Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),
+        Command::Bench(BenchCommand::CpuVsPocl(a)) => cpu_vs_pocl::run(&a),
+        Command::Bench(BenchCommand::Apps(a)) => bench_apps::run(&a),
         Command::Bench(BenchCommand::Forkjoin(a)) => forkjoin_cmd::run_forkjoin(&a),
         Command::Bench(BenchCommand::Nested(a)) => forkjoin_cmd::run_nested(&a),
         Command::Discover(args) if args.backend == backend_arg::Backend::Cuda => {
@@ -98,6 +112,8 @@ fn main() -> ExitCode {
         }
         Command::Discover(args) => cpu_discover::run(&args),
         Command::Graph(cmd) => graph_cmd::run(&cmd),
+        Command::Run(a) => run_cmd::run(&a),
+        Command::Multitask(a) => multitask_cmd::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

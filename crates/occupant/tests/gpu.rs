@@ -121,7 +121,8 @@ fn message_passing_stress_has_no_violation() {
     let data = gpu.alloc_zeroed::<u32>(words as usize * 32).unwrap();
     let bad = gpu.alloc_zeroed::<u32>(1).unwrap();
     let cfg = LaunchConfig::plain(2, 32)
-        .watchdog(Watchdog::default().with_timeout(Duration::from_secs(2)));
+        .watchdog(Watchdog::default().with_timeout(Duration::from_secs(2)))
+        .count_spins();
     let r = m
         .launch(
             "occ_message_passing",

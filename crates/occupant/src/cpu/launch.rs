@@ -19,6 +19,8 @@ pub struct Launch {
     pub model: Option<ExecModel>,
     /// Watchdog for this launch (default: the executor's).
     pub watchdog: Option<Watchdog>,
+    /// Set by [`independent_groups`](Self::independent_groups).
+    pub independent_groups: bool,
 }
 
 impl Launch {
@@ -28,7 +30,34 @@ impl Launch {
             range,
             model: None,
             watchdog: None,
+            independent_groups: false,
         }
+    }
+
+    /// Declares that no group of this launch waits for another (as OpenCL assumes of every
+    /// kernel): under [`ExecModel::OccupancyBound`] a compute unit may then claim groups in
+    /// batches (about 16 per compute unit per launch) instead of one at a time. A claim is an
+    /// atomic read-modify-write, which waits for the compute unit's pending stores to drain:
+    /// for small barrier-free groups (e.g. 1024 plain stores) that is a visible share of the
+    /// group's time. A group claimed in a batch may start only after the groups before it in
+    /// the batch, so a launch whose groups do wait for each other can then deadlock (reported
+    /// as [`Error::Deadlock`](crate::Error::Deadlock) by the watchdog, never a hang).
+    ///
+    /// ```
+    /// use occupant::cpu::{ExecModel, Executor, Launch};
+    /// use occupant::NDRange;
+    /// let mut out = vec![0u32; 1 << 16];
+    /// let launch = Launch::new(NDRange::d1(1 << 16, 256).unwrap()).independent_groups();
+    /// Executor::new(ExecModel::OccupancyBound { compute_units: 2 })
+    ///     .launch_phased_out(&launch, &mut out, || (), |g, _, o| {
+    ///         g.items_with(o, |it, o| *o = it.global_linear_id() as u32);
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(out[12345], 12345);
+    /// ```
+    pub fn independent_groups(mut self) -> Self {
+        self.independent_groups = true;
+        self
     }
 
     /// Runs this launch under `model`.

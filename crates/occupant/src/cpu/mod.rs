@@ -10,17 +10,23 @@
 //! through the wait policy ([`CpuWaiter`]), whose watchdog turns a launch that cannot make
 //! progress into [`Error::Deadlock`](crate::Error::Deadlock).
 
+pub mod coop;
 mod exec_model;
 mod executor;
 pub mod forkjoin;
 mod group;
+mod group_body;
 mod launch;
 mod memory;
+mod persistent;
+mod phased;
 mod quiet_panics;
 mod rng;
 mod stack_pool;
 mod start_gate;
 pub mod sync;
+mod unit_threads;
+pub mod vs_pocl;
 mod wait;
 mod watchdog;
 mod work_item;
@@ -29,6 +35,8 @@ pub use exec_model::{available_cores, ExecModel};
 pub use executor::{Executor, ExecutorConfig, LaunchReport};
 pub use launch::Launch;
 pub use memory::{AtomicElement, GlobalBuffer, LocalArray, LocalMemory};
+pub use persistent::{Persistent, PersistentReport};
+pub use phased::{Item, PhasedGroup, Private};
 pub use quiet_panics::SHOW_KERNEL_PANICS_ENV;
 pub use wait::Wait;
 pub use watchdog::CpuWaiter;

@@ -80,6 +80,10 @@ pub struct LaunchConfig {
     /// When set, the host raises the abort flag itself if the kernel is still running after
     /// this long (for kernels that may run long between waits, leave it unset).
     pub host_deadline: Option<Duration>,
+    /// Re-arm the watchdog record before the launch and read it back after, so that
+    /// [`LaunchReport::spins`] counts this launch's back-off rounds (costs a copy each way;
+    /// without it a clean launch reads nothing back).
+    pub count_spins: bool,
 }
 
 impl LaunchConfig {
@@ -92,6 +96,7 @@ impl LaunchConfig {
             shared_bytes: 0,
             watchdog: Watchdog::default(),
             host_deadline: None,
+            count_spins: false,
         }
     }
 
@@ -134,6 +139,18 @@ impl LaunchConfig {
         self.host_deadline = Some(d);
         self
     }
+
+    /// The same, counting this launch's watchdog back-off rounds (see
+    /// [`LaunchConfig::count_spins`]).
+    ///
+    /// ```
+    /// use occupant::cuda::LaunchConfig;
+    /// assert!(LaunchConfig::plain(2, 32).count_spins().count_spins);
+    /// ```
+    pub fn count_spins(mut self) -> Self {
+        self.count_spins = true;
+        self
+    }
 }
 
 /// What a launch did.
@@ -157,7 +174,8 @@ pub struct LaunchReport {
     pub max_resident: Option<usize>,
     /// Groups that took part, read from `occ_discovery` ([`LaunchMode::Discovery`]).
     pub participants: Option<u32>,
-    /// Back-off rounds of all watchdog waits (0 without the watchdog).
+    /// Back-off rounds of all watchdog waits of this launch when it was asked for
+    /// ([`LaunchConfig::count_spins`]) or the launch expired; else 0.
     pub spins: u64,
     /// Host wall time from submitting to completion, µs (0 for [`Module::enqueue`]).
     pub elapsed_us: f64,
@@ -176,7 +194,10 @@ impl Module {
         let (k, mut report, mut armed) = self.prepare(kernel, cfg, args)?;
         let t0 = Instant::now();
         self.submit(&k, cfg, &report, args)?;
-        if let (Some(ptr), Some(pinned)) = (self.inner.ctl, &self.inner.readback) {
+        // With the host-mapped flag a clean launch reads nothing back: the device raises the
+        // flag when a wait expires (watchdog.cuh, expire()).
+        let fast = self.inner.flag.is_some() && !cfg.count_spins;
+        if let (Some(ptr), Some(pinned), false) = (self.inner.ctl, &self.inner.readback, fast) {
             // SAFETY: occ_ctl spans CONTROL_BYTES (checked at load) and so does the pinned
             // buffer, which only this launch (holding the launch lock) uses until the wait ends.
             unsafe {
@@ -190,9 +211,21 @@ impl Module {
             .result()
             .map_err(|e| driver_err("cuMemcpyDtoHAsync(occ_ctl)", e))?;
         }
-        self.wait(cfg.host_deadline)?;
+        let raised = self.wait(cfg.host_deadline)?;
         report.elapsed_us = t0.elapsed().as_secs_f64() * 1e6;
-        if let Some(pinned) = &self.inner.readback {
+        if let (true, Some(flag), Some(ptr)) = (fast, &self.inner.flag, self.inner.ctl) {
+            if flag.is_set() || raised {
+                let mut b = [0u8; CONTROL_BYTES];
+                // SAFETY: occ_ctl spans CONTROL_BYTES; the kernel has completed.
+                unsafe { cu::memcpy_dtoh_sync(&mut b[..], ptr) }
+                    .map_err(|e| driver_err("cuMemcpyDtoH(occ_ctl)", e))?;
+                flag.clear();
+                *armed = None; // re-armed before the next launch
+                let ctl = Control::from_bytes(&b);
+                report.spins = ctl.spins;
+                ctl.check().map_err(|e| self.name_waiting_groups(e))?;
+            }
+        } else if let Some(pinned) = &self.inner.readback {
             let mut b = [0u8; CONTROL_BYTES];
             // SAFETY: the copy into the pinned buffer completed (the stream is idle).
             unsafe { std::ptr::copy_nonoverlapping(pinned.ptr(), b.as_mut_ptr(), CONTROL_BYTES) };
@@ -271,7 +304,11 @@ impl Module {
     ) -> Result<LaunchReport> {
         let (k, report, mut armed) = self.prepare(kernel, cfg, args)?;
         self.submit(&k, cfg, &report, args)?;
-        *armed = None; // what the kernel leaves in occ_ctl is unknown: re-arm next time
+        if self.inner.flag.is_none() || cfg.count_spins {
+            *armed = None; // what the kernel leaves in occ_ctl is unknown: re-arm next time
+        }
+        // With the flag, a queued kernel whose wait expires raises it, and the next prepare
+        // re-arms (after the stream has drained).
         Ok(report)
     }
 
@@ -385,9 +422,24 @@ impl Module {
             .launch_lock
             .lock()
             .unwrap_or_else(|p| p.into_inner());
+        if let Some(flag) = &self.inner.flag {
+            if flag.is_set() {
+                // A queued launch (enqueue) expired: let the stream drain, then re-arm.
+                gpu.stream
+                    .synchronize()
+                    .map_err(|e| driver_err("cuStreamSynchronize", e))?;
+                flag.clear();
+                *armed = None;
+                if let Some((ptr, len)) = self.inner.waiting {
+                    // SAFETY: occ_waiting spans len bytes; the stream is idle.
+                    unsafe { cu::memset_d8_sync(ptr, 0, len) }
+                        .map_err(|e| driver_err("cuMemsetD8(occ_waiting)", e))?;
+                }
+            }
+        }
         if let Some(ptr) = self.inner.ctl {
             let want = Control::armed(&cfg.watchdog);
-            if *armed != Some(want) {
+            if *armed != Some(want) || cfg.count_spins {
                 let bytes = want.to_bytes();
                 // SAFETY: ptr is occ_ctl (CONTROL_BYTES long); the copy completes before return.
                 unsafe { cu::memcpy_htod_sync(ptr, &bytes[..]) }
@@ -453,15 +505,15 @@ impl Module {
     }
 
     /// Polls the stream until the kernel is done; past `host_deadline`, raises occ_ctl.abort
-    /// through the side stream so that every device wait gives up.
-    fn wait(&self, host_deadline: Option<Duration>) -> Result<()> {
+    /// through the side stream so that every device wait gives up. True when it raised it.
+    fn wait(&self, host_deadline: Option<Duration>) -> Result<bool> {
         let gpu = &self.inner.gpu;
         let t0 = Instant::now();
         let mut raised = false;
         loop {
             // SAFETY: a live stream handle.
             match unsafe { sys::cuStreamQuery(gpu.stream.cu_stream()) } {
-                CUresult::CUDA_SUCCESS => return Ok(()),
+                CUresult::CUDA_SUCCESS => return Ok(raised),
                 CUresult::CUDA_ERROR_NOT_READY => {}
                 e => return Err(driver_err("cuStreamQuery", cudarc::driver::DriverError(e))),
             }

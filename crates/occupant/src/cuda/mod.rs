@@ -24,13 +24,16 @@ mod args;
 mod buffer;
 mod cache;
 mod compile;
+pub mod coop;
 pub mod forkjoin;
 mod gpu;
 mod headers;
+mod host_loop;
 mod info;
 mod kernel_limits;
 mod launch;
 mod module;
+mod persistent;
 pub mod probe;
 pub mod sync;
 mod watchdog;
@@ -43,9 +46,11 @@ pub use compile::{
 };
 pub use gpu::Gpu;
 pub use headers::{header, HEADERS, UMBRELLA};
+pub use host_loop::{LaunchGraph, PinnedScalar};
 pub use info::DeviceInfo;
 pub use launch::{LaunchConfig, LaunchMode, LaunchReport};
 pub use module::{KernelAttributes, Module};
+pub use persistent::{PersistentProgram, PersistentReport, PERSISTENT_MAX_GROUPS};
 pub use watchdog::{primitive_name, Control, CONTROL_BYTES, PRIMITIVES};
 
 /// The kernels the backend's own tests and benchmarks launch (`kernels/selftest.cu`).

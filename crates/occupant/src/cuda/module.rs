@@ -23,7 +23,7 @@ pub struct Module {
 
 pub(crate) struct Inner {
     pub(crate) gpu: Arc<Shared>,
-    cu: Arc<CudaModule>,
+    pub(crate) cu: Arc<CudaModule>,
     compiled: Arc<Compiled>,
     /// Device address of `occ_ctl` when the program includes watchdog.cuh.
     pub(crate) ctl: Option<u64>,
@@ -34,8 +34,70 @@ pub(crate) struct Inner {
     kernels: Mutex<HashMap<String, Arc<Kernel>>>,
     /// Held for the whole of a launch; holds what was last written to `occ_ctl`.
     pub(crate) launch_lock: Mutex<Option<super::watchdog::Control>>,
-    /// Page-locked host memory `occ_ctl` is read back into, queued right after the kernel.
+    /// Page-locked host memory `occ_ctl` is read back into, queued right after the kernel
+    /// (modules without `occ_ctl_flag`, and launches that count spins).
     pub(crate) readback: Option<Pinned>,
+    /// The host-mapped word `occ_ctl_flag` points at: set by the device when a wait expired.
+    pub(crate) flag: Option<Mapped>,
+}
+
+/// One word of host-mapped (pinned, zero-copy) memory that device code can write
+/// (`cuMemHostAlloc(DEVICEMAP)`): the watchdog's "a wait expired" flag.
+pub(crate) struct Mapped {
+    host: *mut u32,
+    dev: u64,
+}
+
+// SAFETY: the word is only written by the device and read/cleared under the module's launch
+// lock.
+unsafe impl Send for Mapped {}
+// SAFETY: as above.
+unsafe impl Sync for Mapped {}
+
+impl Mapped {
+    fn new() -> Result<Mapped> {
+        let mut p: *mut std::ffi::c_void = std::ptr::null_mut();
+        // SAFETY: out-pointer to a live pointer; the context is current (load_module bound it).
+        unsafe { sys::cuMemHostAlloc(&mut p, 128, sys::CU_MEMHOSTALLOC_DEVICEMAP) }
+            .result()
+            .map_err(|e| driver_err("cuMemHostAlloc(DEVICEMAP)", e))?;
+        let mut dev: sys::CUdeviceptr = 0;
+        // SAFETY: p was allocated with DEVICEMAP just above.
+        let r = unsafe { sys::cuMemHostGetDevicePointer_v2(&mut dev, p, 0) }.result();
+        let m = Mapped {
+            host: p.cast(),
+            dev,
+        };
+        r.map_err(|e| driver_err("cuMemHostGetDevicePointer", e))?;
+        m.clear();
+        Ok(m)
+    }
+
+    /// The device's view of the word.
+    pub(crate) fn device_ptr(&self) -> u64 {
+        self.dev
+    }
+
+    /// True when the device raised the flag.
+    pub(crate) fn is_set(&self) -> bool {
+        // SAFETY: a live, aligned word of pinned memory; volatile because the device writes it.
+        unsafe { std::ptr::read_volatile(self.host) != 0 }
+    }
+
+    /// Lowers the flag (no kernel of the module may be running).
+    pub(crate) fn clear(&self) {
+        // SAFETY: as in is_set.
+        unsafe { std::ptr::write_volatile(self.host, 0) }
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemHostAlloc, freed once.
+        unsafe {
+            sys::cuMemFreeHost(self.host.cast());
+        }
+    }
 }
 
 /// A small page-locked host buffer (`cuMemHostAlloc`), for asynchronous read-backs.
@@ -147,6 +209,18 @@ impl Module {
         let readback = ctl
             .map(|_| Pinned::new(super::watchdog::CONTROL_BYTES))
             .transpose()?;
+        // Without host-mapped memory (or an older device library) every launch reads occ_ctl
+        // back instead: slower, equally correct.
+        let flag = match (ctl, global("occ_ctl_flag")?) {
+            (Some(_), Some((ptr, 8))) => Mapped::new().ok().and_then(|m| {
+                let bytes = m.device_ptr().to_ne_bytes();
+                // SAFETY: occ_ctl_flag is an 8-byte device pointer; the copy completes here.
+                unsafe { cudarc::driver::result::memcpy_htod_sync(ptr, &bytes[..]) }
+                    .ok()
+                    .map(|_| m)
+            }),
+            _ => None,
+        };
         Ok(Module {
             inner: Arc::new(Inner {
                 gpu,
@@ -158,6 +232,7 @@ impl Module {
                 kernels: Mutex::new(HashMap::new()),
                 launch_lock: Mutex::new(None),
                 readback,
+                flag,
             }),
             hit,
         })
@@ -196,6 +271,13 @@ impl Module {
     /// launches report [`Error::Deadlock`].
     pub fn has_watchdog(&self) -> bool {
         self.inner.ctl.is_some()
+    }
+
+    /// True when the watchdog record is read back only after a launch whose wait expired (the
+    /// device raises a host-mapped flag); false when every launch reads it back (no
+    /// host-mapped memory) or the program has no watchdog.
+    pub fn watchdog_reads_on_expiry_only(&self) -> bool {
+        self.inner.flag.is_some()
     }
 
     /// Registers, spills and limits of `kernel`.

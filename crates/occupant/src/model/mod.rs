@@ -1,10 +1,13 @@
 //! The backend-neutral vocabulary: launch shapes, work-item ids, errors, watchdog settings.
 
+pub mod coop;
 mod error;
 pub mod forkjoin;
 mod ndrange;
+mod shape_table;
 mod watchdog;
 
 pub use error::{Error, Result, WaitSite};
 pub use ndrange::{delinearize, linearize, Dim3, NDRange};
+pub use shape_table::{LaunchShape, ShapeClass, ShapeMeasurement, ShapeTable};
 pub use watchdog::Watchdog;

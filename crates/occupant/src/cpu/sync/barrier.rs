@@ -2,6 +2,7 @@
 //! parameter ([`BarrierKind`]) (seed 004 §5, "API").
 
 use super::atomic_barrier::AtomicBarrier;
+use super::tree_barrier::{TreeBarrier, TREE_FAN_IN};
 use super::xf_barrier::XfBarrier;
 use crate::cpu::Wait;
 use serde::Serialize;
@@ -14,17 +15,20 @@ pub enum BarrierKind {
     Xf,
     /// The sense-reversing atomic-counter barrier ([`AtomicBarrier`]).
     Atomic,
+    /// The combining tree ([`TreeBarrier`], leaves of [`TREE_FAN_IN`] groups).
+    Tree,
 }
 
 impl BarrierKind {
     /// Every kind.
-    pub const ALL: [BarrierKind; 2] = [BarrierKind::Xf, BarrierKind::Atomic];
+    pub const ALL: [BarrierKind; 3] = [BarrierKind::Xf, BarrierKind::Atomic, BarrierKind::Tree];
 
-    /// The short name used in reports: `"xf"` or `"atomic"`.
+    /// The short name used in reports: `"xf"`, `"atomic"` or `"tree"`.
     pub fn name(self) -> &'static str {
         match self {
             BarrierKind::Xf => "xf",
             BarrierKind::Atomic => "atomic",
+            BarrierKind::Tree => "tree",
         }
     }
 
@@ -52,6 +56,7 @@ impl fmt::Display for BarrierKind {
 pub(crate) enum Inner {
     Xf(XfBarrier),
     Atomic(AtomicBarrier),
+    Tree(Box<TreeBarrier>),
 }
 
 /// An inter-group barrier over the participating groups, implementation chosen at construction.
@@ -76,6 +81,7 @@ impl Barrier {
         let inner = match kind {
             BarrierKind::Xf => Inner::Xf(XfBarrier::new(capacity)),
             BarrierKind::Atomic => Inner::Atomic(AtomicBarrier::new(capacity)),
+            BarrierKind::Tree => Inner::Tree(Box::new(TreeBarrier::new(capacity, TREE_FAN_IN))),
         };
         Self { kind, inner }
     }
@@ -95,6 +101,7 @@ impl Barrier {
         match &self.inner {
             Inner::Xf(b) => b.capacity(),
             Inner::Atomic(b) => b.capacity(),
+            Inner::Tree(b) => b.capacity(),
         }
     }
 
@@ -104,6 +111,7 @@ impl Barrier {
         match &self.inner {
             Inner::Xf(b) => b.wait(p_group_id, p_num_groups, waiter),
             Inner::Atomic(b) => b.wait(p_group_id, p_num_groups, waiter),
+            Inner::Tree(b) => b.wait(p_group_id, p_num_groups, waiter),
         }
     }
 }

@@ -64,7 +64,7 @@ impl Discovery {
     /// which some groups skip discovery). An OS thread can wait milliseconds for a core on a
     /// loaded host; with the executor's hint the poll closes as soon as every compute unit
     /// has a participant, so this period is only spent when the hint cannot be reached.
-    pub const DEFAULT_QUIET: Duration = Duration::from_millis(5);
+    pub const DEFAULT_QUIET: Duration = Duration::from_millis(50);
 
     /// Seed 001's protocol for a launch of `groups` groups, using a mutex of `mutex` kind and
     /// `delay` lock/unlock rounds between the phases.

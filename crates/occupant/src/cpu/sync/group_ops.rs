@@ -108,6 +108,13 @@ impl Barrier {
                 }
                 item.barrier();
             }
+            Inner::Tree(b) => {
+                item.barrier();
+                if is_representative(item) {
+                    b.wait(g, n, item.waiter());
+                }
+                item.barrier();
+            }
         }
     }
 }

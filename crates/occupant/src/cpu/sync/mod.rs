@@ -43,14 +43,15 @@
 //! | kind | implementations | default |
 //! | --- | --- | --- |
 //! | discovery | quiescent ([`QuiescentDiscovery`]), seed 001's over any [`MutexKind`] with a delay ([`LockedDiscovery`]) | quiescent, with the executor's occupancy hint |
-//! | barrier | [`XfBarrier`], [`AtomicBarrier`] | XF |
-//! | mutex | spin, spin+backoff ([`SpinMutex`]), ticket, ticket+backoff ([`TicketMutex`]) | ticket |
+//! | barrier | [`XfBarrier`], [`AtomicBarrier`], [`TreeBarrier`] | XF; per shape: [`Barrier::with_default_kind_for`] |
+//! | mutex | spin, spin+backoff ([`SpinMutex`]), ticket, ticket+backoff ([`TicketMutex`]), cohort ([`CohortMutex`]) | ticket; per shape: [`Mutex::with_default_kind_for`] |
 //! | semaphore | spin, spin+backoff ([`SpinSemaphore`]), sleeping ([`SleepingSemaphore`]) | sleeping |
 
 pub mod atomic;
 mod atomic_barrier;
 mod backoff;
 mod barrier;
+mod cohort_mutex;
 mod discovery;
 mod discovery_kind;
 mod discovery_recall;
@@ -60,16 +61,19 @@ mod locked_discovery;
 mod mutex;
 mod quiescent_discovery;
 mod semaphore;
+mod shape_defaults;
 mod sleeping_semaphore;
 mod spin_mutex;
 mod spin_semaphore;
 mod spin_wait;
 mod ticket_mutex;
+mod tree_barrier;
 mod xf_barrier;
 
 pub use atomic_barrier::AtomicBarrier;
 pub use backoff::BackoffConfig;
 pub use barrier::{Barrier, BarrierKind};
+pub use cohort_mutex::{CohortMutex, COHORTS, COHORT_PASSES};
 pub use discovery::{Discovered, Discovery, NON_PARTICIPATING};
 pub use discovery_kind::DiscoveryKind;
 pub use discovery_recall::{measure_discovery, DiscoveryRun};
@@ -78,9 +82,11 @@ pub use locked_discovery::LockedDiscovery;
 pub use mutex::{Mutex, MutexKind, RawMutex};
 pub use quiescent_discovery::QuiescentDiscovery;
 pub use semaphore::{RawSemaphore, Semaphore, SemaphoreKind};
+pub use shape_defaults::cpu_shape_table;
 pub use sleeping_semaphore::SleepingSemaphore;
 pub use spin_mutex::SpinMutex;
 pub use spin_semaphore::SpinSemaphore;
 pub use spin_wait::SpinWait;
 pub use ticket_mutex::{Ticket, TicketMutex};
+pub use tree_barrier::{TreeBarrier, TREE_FAN_IN};
 pub use xf_barrier::XfBarrier;

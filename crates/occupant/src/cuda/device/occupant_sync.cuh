@@ -9,9 +9,13 @@
 //   mutex_block.cuh          occ::block_lock / occ::block_unlock
 //   spin_semaphore.cuh       occ::SpinSemaphore, occ::SpinBackoffSemaphore
 //   sleeping_semaphore.cuh   occ::SleepingSemaphore
+//   combining_barrier.cuh    occ::TreeBarrier, occ::GatherBarrier, occ::SpreadBarrier
+//   cohort_mutex.cuh         occ::CohortMutex (cluster cohorts)
 #pragma once
 
 #include "atomic_barrier.cuh"
+#include "cohort_mutex.cuh"
+#include "combining_barrier.cuh"
 #include "discovery.cuh"
 #include "hierarchical_barrier.cuh"
 #include "mutex_block.cuh"

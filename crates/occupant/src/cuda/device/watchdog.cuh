@@ -5,11 +5,14 @@
 // the record left in occ_ctl into occupant::Error::Deadlock and the context stays usable.
 //
 // Protocol (host side: occupant::cuda, launch.rs / watchdog.rs):
-//   before every launch the host writes occ_ctl = { abort 0, status 0, group 0, primitive 0,
-//   timeout_ns from model::Watchdog (0 = no deadline), start_ns 0, spins 0 };
-//   after the launch it reads occ_ctl back: status 1 means a wait timed out in group `group`,
-//   primitive `primitive` (an occ::Prim); `start_ns` is the %globaltimer value at which the
-//   first wait of the launch began and `spins` the number of back-off rounds of all waits.
+//   the host arms occ_ctl = { abort 0, status 0, group 0, primitive 0, timeout_ns from
+//   model::Watchdog (0 = no deadline), start_ns 0, spins 0 } when the module is first launched,
+//   when the timeout changes and after a launch that expired (not before every launch);
+//   after the launch it reads the host-mapped word occ_ctl_flag and, only when a wait expired
+//   (flag 1) or the host raised abort itself, reads occ_ctl back: status 1 means a wait timed
+//   out in group `group`, primitive `primitive` (an occ::Prim); `start_ns` is the %globaltimer
+//   value at which the first wait since arming began and `spins` the number of back-off rounds
+//   of all waits since arming (LaunchConfig::count_spins re-arms and reads them per launch).
 //
 // Using it: a primitive waits with
 //     if (!occ::wait_until(occ::XfBarrier, [&] { return occ::ld_acquire(flag) == goal; }))
@@ -82,9 +85,14 @@ struct Control {
 // left because another group did; a block that finds the launch already aborted when it starts
 // waiting is not recorded). Written only on that failure path, read and cleared by the host
 // after a deadlock, so Error::Deadlock names every waiting group. Zero when the module loads.
+// occ_ctl_flag: a word of host-mapped (pinned, zero-copy) memory that the runtime points it at
+// when it loads the module; expire() sets it to 1, so the host reads occ_ctl back only after a
+// launch in which a wait expired (a clean launch costs the host one load of host memory).
+// Null: no flag (the host then reads occ_ctl back after every launch).
 extern "C" {
 __device__ occ::Control occ_ctl;
 __device__ unsigned occ_waiting[OCC_WAITING_WORDS];
+__device__ unsigned* occ_ctl_flag;
 }
 
 namespace occ {
@@ -119,6 +127,8 @@ __device__ __noinline__ void expire(unsigned primitive) {
     st_relaxed(&occ_ctl.primitive, primitive);
   }
   st_release(&occ_ctl.abort, 1u);
+  unsigned* flag = occ_ctl_flag;
+  if (flag != nullptr) st_release_sys(flag, 1u);  // the host reads occ_ctl after the kernel
 }
 
 /// Spins until cond() is true (returns true), backing off with __nanosleep from

@@ -61,6 +61,9 @@ OCC_BARRIER_KERNEL(barrier_hierarchical, occ::sync::HierarchicalBarrier)
 #if !(defined(OCC_CLUSTER_SIZE) && OCC_CLUSTER_SIZE > 1)
 OCC_BARRIER_KERNEL(barrier_xf, occ::sync::XfBarrier)
 OCC_BARRIER_KERNEL(barrier_atomic, occ::sync::AtomicBarrier)
+OCC_BARRIER_KERNEL(barrier_tree, occ::sync::TreeBarrier)
+OCC_BARRIER_KERNEL(barrier_gather, occ::sync::GatherBarrier)
+OCC_BARRIER_KERNEL(barrier_spread, occ::sync::SpreadBarrier)
 
 // The unsafe baseline: a barrier over every launched block, without discovery. Launched with
 // more blocks than can be resident it cannot complete; the watchdog ends it (Error::Deadlock).

@@ -36,3 +36,31 @@ OCC_MUTEX_KERNEL(mutex_spin, occ::sync::SpinMutex)
 OCC_MUTEX_KERNEL(mutex_spin_backoff, occ::sync::SpinBackoffMutex)
 OCC_MUTEX_KERNEL(mutex_ticket, occ::sync::TicketMutex)
 OCC_MUTEX_KERNEL(mutex_ticket_backoff, occ::sync::TicketBackoffMutex)
+
+// mutex_cohort: the cohort lock (cohort_mutex.cuh), whose every thread constructs the mutex
+// (it initialises and synchronises the cluster's local lock). Compiled with
+// -DOCC_CLUSTER_SIZE=k for cluster cohorts. The grid is rounded up to a whole number of
+// clusters: blocks at or past `contending` take no lock (they only keep their cluster whole).
+extern "C" __global__ void OCC_KATTR mutex_cohort(u32* state, u32* counter, u32 iters, u32 work,
+                                                  u64* times, u32 contending) {
+  occ::sync::CohortMutex m(state);
+  if (occ::local_linear_id() == 0u && occ::block_linear_id() < contending) {
+    const u64 t0 = occ::globaltimer();
+    bool ok = true;
+    for (u32 i = 0u; i < iters && ok; ++i) {
+      ok = m.lock();
+      if (!ok) break;
+      if (work) {
+        volatile u32* c = counter;
+        *c = *c + 1u;
+      }
+      m.unlock();
+    }
+    if (ok) {
+      const u64 t1 = occ::globaltimer();
+      times[2u * occ::block_linear_id()] = t0;
+      times[2u * occ::block_linear_id() + 1u] = t1;
+    }
+  }
+  __syncthreads();  // the block converges before the destructor's cluster barrier
+}

@@ -59,6 +59,16 @@ kind_enum! {
         Atomic => "atomic", "occ::sync::AtomicBarrier", 3;
         /// Cluster hardware barrier + a one-phase counter among the cluster leaders.
         Hierarchical => "hierarchical", "occ::sync::HierarchicalBarrier", 4;
+        /// Combining tree with SM-local leaves (%smid counters), a root counter and one
+        /// release line per SM (combining_barrier.cuh).
+        Tree => "tree", "occ::sync::TreeBarrier", 16;
+        /// One hop: arrivals on up to 32 bucket lines, every block polls every bucket (one
+        /// thread per bucket); for few blocks.
+        Gather => "gather", "occ::sync::GatherBarrier", 17;
+        /// Two hops: arrivals on up to 128 bucket lines gathered by participant 0 (one
+        /// thread per bucket), then one release line per bucket (at most 17 pollers a line at
+        /// 2112 blocks); for many blocks.
+        Spread => "spread", "occ::sync::SpreadBarrier", 18;
     }
 }
 
@@ -73,6 +83,10 @@ kind_enum! {
         Ticket => "ticket", "occ::sync::TicketMutex", 8;
         /// Ticket lock with back-off proportional to the waiter's place in the queue.
         TicketBackoff => "ticket_backoff", "occ::sync::TicketBackoffMutex", 9;
+        /// Cohort lock: a ticket lock per thread-block cluster in distributed shared memory
+        /// over a global ticket lock, handed within the cluster at most 32 times in a row
+        /// (cohort_mutex.cuh). Every thread constructs it; launch with clusters to gain.
+        Cohort => "cohort", "occ::sync::CohortMutex", 19;
     }
 }
 
@@ -119,6 +133,10 @@ impl BarrierKind {
             BarrierKind::Xf => 2 * groups.max(1),
             BarrierKind::Atomic => 64,
             BarrierKind::Hierarchical => 32,
+            // OCC_TREE_SMS = 256: root, registration barrier, SM count, then 3 x 256 lines.
+            BarrierKind::Tree => 32 * (3 + 3 * 256),
+            // OCC_COMBINE_LINES = 128 bucket lines and 128 release lines.
+            BarrierKind::Gather | BarrierKind::Spread => 32 * 2 * 128,
         }
     }
 }
@@ -128,7 +146,7 @@ impl MutexKind {
     pub fn state_words(self) -> usize {
         match self {
             MutexKind::Spin | MutexKind::SpinBackoff => 32,
-            MutexKind::Ticket | MutexKind::TicketBackoff => 64,
+            MutexKind::Ticket | MutexKind::TicketBackoff | MutexKind::Cohort => 64,
         }
     }
 }

@@ -226,6 +226,12 @@ pub struct MachineAbstraction {
     pub characteristics: Characteristics,
     /// The defaults chosen from them.
     pub defaults: Defaults,
+    /// Measured costs per launch shape (`occupant bench primitives --backend cuda` fills it);
+    /// the shape-aware defaults ([`MachineAbstraction::barrier_for`],
+    /// [`MachineAbstraction::mutex_for`]) choose from it. Empty: the built-in table of the
+    /// device's kind, if any (`src/cuda/sync/shapes/`), else `defaults`.
+    #[serde(default)]
+    pub shapes: crate::model::ShapeTable,
 }
 
 impl MachineAbstraction {
@@ -246,6 +252,7 @@ impl MachineAbstraction {
             blocks,
             accesses_per_block,
             defaults: Defaults::choose(&characteristics, compute_capability),
+            shapes: crate::model::ShapeTable::new(device),
             timings,
             characteristics,
         })

@@ -11,6 +11,7 @@ mod kinds;
 mod machine;
 mod objects;
 pub mod run;
+mod shapes;
 
 pub use kernels::{
     compile, compile_grid_sync, BARRIER_CU, DISCOVERY_CU, GRID_SYNC_CU, MEMORY_BENCH_CU, MUTEX_CU,
@@ -22,3 +23,4 @@ pub use machine::{
     ATOMIC_COSTLY, CONTENTION_COSTLY, HOLDS_LINE_THRESHOLD,
 };
 pub use objects::{Barrier, Mutex, Semaphore};
+pub use shapes::builtin_shape_table;

@@ -233,6 +233,8 @@ pub struct MutexRun {
     pub kind: MutexKind,
     /// Contending blocks (one representative thread each).
     pub blocks: usize,
+    /// Thread-block cluster size of the launch (1: none; the cohort mutex's cohorts).
+    pub cluster: u32,
     /// Acquisitions per block.
     pub iters: u32,
     /// Whether the critical section incremented the plain counter.
@@ -243,7 +245,7 @@ pub struct MutexRun {
     pub mops: f64,
 }
 
-/// Runs mutex `kind` with `blocks` contending blocks of `block_threads` threads.
+/// Runs mutex `kind` with `blocks` contending blocks of `block_threads` threads (no clusters).
 pub fn run_mutex(
     gpu: &Gpu,
     kind: MutexKind,
@@ -253,21 +255,66 @@ pub fn run_mutex(
     work: bool,
     watchdog: Watchdog,
 ) -> Result<MutexRun> {
-    let m = kernels::compile(gpu, "occupant_mutex.cu", MUTEX_CU, 1, None)?;
+    run_mutex_clustered(gpu, kind, blocks, block_threads, 1, iters, work, watchdog)
+}
+
+/// Runs mutex `kind` with `blocks` contending blocks launched in thread-block clusters of
+/// `cluster` blocks (only the cohort mutex takes clusters; its grid is rounded up to whole
+/// clusters and the blocks past `blocks` take no lock).
+#[allow(clippy::too_many_arguments)]
+pub fn run_mutex_clustered(
+    gpu: &Gpu,
+    kind: MutexKind,
+    blocks: usize,
+    block_threads: usize,
+    cluster: u32,
+    iters: u32,
+    work: bool,
+    watchdog: Watchdog,
+) -> Result<MutexRun> {
+    let cluster = cluster.max(1);
+    if cluster > 1 && kind != MutexKind::Cohort {
+        return Err(Error::InvalidLaunch(format!(
+            "the {kind} mutex does not use thread-block clusters"
+        )));
+    }
+    if blocks == 0 {
+        return Err(Error::InvalidLaunch(
+            "a mutex run needs at least one block".into(),
+        ));
+    }
+    let m = kernels::compile(gpu, "occupant_mutex.cu", MUTEX_CU, cluster, None)?;
     let state = gpu.alloc_zeroed::<u32>(kind.state_words())?;
     let counter = gpu.alloc_zeroed::<u32>(32)?;
-    let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
-    let cfg = LaunchConfig::plain(blocks, block_threads).watchdog(watchdog);
+    let launched = blocks.div_ceil(cluster as usize) * cluster as usize;
+    let times = gpu.alloc_zeroed::<u64>(2 * launched)?;
+    let cfg = LaunchConfig::plain(launched, block_threads).watchdog(watchdog);
     let name = format!("mutex_{}", kind.name());
-    m.launch(
-        &name,
-        &cfg,
-        &args![&state, &counter, iters, u32::from(work), &times],
-    )?;
+    if kind == MutexKind::Cohort {
+        m.launch(
+            &name,
+            &cfg,
+            &args![
+                &state,
+                &counter,
+                iters,
+                u32::from(work),
+                &times,
+                blocks as u32
+            ],
+        )?;
+    } else {
+        m.launch(
+            &name,
+            &cfg,
+            &args![&state, &counter, iters, u32::from(work), &times],
+        )?;
+    }
     let mops = mops_over_span(&times.to_vec()?, blocks, iters);
     Ok(MutexRun {
         kind,
         blocks,
+        cluster,
         iters,
         work,
         counter: u64::from(counter.to_vec()?[0]),
@@ -512,7 +559,7 @@ impl MachineAbstraction {
                     // The stored measurements stay; the choice is re-derived, so that a file
                     // written by an older version follows the current rules.
                     m.defaults = Defaults::choose(&m.characteristics, m.compute_capability);
-                    return Ok(m);
+                    return Ok(m.with_builtin_shapes());
                 }
             }
         }
@@ -520,6 +567,6 @@ impl MachineAbstraction {
         if let Some(p) = &path {
             let _ = m.save(p);
         }
-        Ok(m)
+        Ok(m.with_builtin_shapes())
     }
 }

@@ -1,0 +1,58 @@
+//! Connected components by label propagation (pull): every vertex takes the smallest label
+//! among itself and its neighbours, until no label changes.
+
+use super::steps::{round_cap, Flags, Steps, Worker};
+use crate::apps::AppOutput;
+use crate::graph::Csr;
+use occupant::cpu::GlobalBuffer;
+
+pub(crate) struct Cc<'g> {
+    /// The undirected graph.
+    g: &'g Csr,
+    label: GlobalBuffer<u32>,
+    changed: Flags,
+}
+
+impl<'g> Cc<'g> {
+    pub fn new(g: &'g Csr) -> Self {
+        let n = g.num_vertices();
+        Self {
+            g,
+            label: GlobalBuffer::from_slice(&(0..n).collect::<Vec<_>>()),
+            changed: Flags::new(),
+        }
+    }
+
+    pub fn output(&self) -> AppOutput {
+        AppOutput::Labels(self.label.to_vec())
+    }
+}
+
+impl Steps for Cc<'_> {
+    fn max_steps(&self) -> u32 {
+        round_cap(self.g.num_vertices(), 1)
+    }
+
+    fn begin(&self, s: u32) {
+        self.changed.clear_next(s);
+    }
+
+    fn step(&self, s: u32, w: &Worker<'_>) {
+        let (offsets, targets) = (self.g.offsets(), self.g.targets());
+        for v in w.vertices(offsets) {
+            let own = self.label.get(v as usize);
+            let m = targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize]
+                .iter()
+                .fold(own, |m, &u| m.min(self.label.get(u as usize)));
+            if m < own {
+                // Only v's worker writes label[v]; labels only decrease.
+                self.label.set(v as usize, m);
+                self.changed.raise(s);
+            }
+        }
+    }
+
+    fn more(&self, s: u32) -> bool {
+        self.changed.raised(s)
+    }
+}

@@ -1,0 +1,217 @@
+//! A [`Csr`] graph in device memory, with the heavy-vertex split the kernels balance load by.
+
+use crate::graph::Csr;
+use occupant::cuda::{Arg, DeviceBuffer, Gpu};
+use occupant::Result;
+
+/// Edges per heavy chunk (`kChunk` in graph_apps.cu).
+pub const CHUNK: u32 = 256;
+
+/// Default degree above which a vertex's edges are split over the whole grid.
+pub const DEFAULT_HEAVY_DEGREE: u32 = 256;
+
+/// A CSR graph uploaded for the CUDA applications: offsets, targets, weights (or a dummy), and
+/// the vertices of degree above `heavy_degree` with the prefix sums of their degrees and the
+/// owner of every chunk of [`CHUNK`] of their edges.
+pub struct DeviceGraph {
+    n: u32,
+    edges: u64,
+    heavy: u32,
+    heavy_degree: u32,
+    heavy_edges: u64,
+    off: DeviceBuffer<u32>,
+    col: DeviceBuffer<u32>,
+    wt: DeviceBuffer<u32>,
+    hv: DeviceBuffer<u32>,
+    hoff: DeviceBuffer<u32>,
+    hchunk: DeviceBuffer<u32>,
+}
+
+/// The vertices of degree above a threshold (at least [`CHUNK`]), the prefix sums of their
+/// degrees (`hoff`, one more entry than `hv`) and, for every chunk of [`CHUNK`] of their edges,
+/// the index in `hv` of the vertex holding the chunk's first edge (`hchunk`). Since every heavy
+/// vertex has more than [`CHUNK`] edges, a chunk spans at most two heavy vertices.
+///
+/// ```
+/// use occupant_apps::apps::cuda::HeavySplit;
+/// use occupant_apps::graph::Csr;
+/// let edges: Vec<(u32, u32)> = (0..600).map(|i| (1, i % 3)).chain([(0, 2)]).collect();
+/// let g = Csr::from_edges(3, &edges, None).unwrap();
+/// let s = HeavySplit::of(&g, 256);
+/// assert_eq!((s.hv, s.hoff, s.hchunk), (vec![1], vec![0, 600], vec![0, 0, 0]));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeavySplit {
+    /// The heavy vertices, in increasing order.
+    pub hv: Vec<u32>,
+    /// Prefix sums of their degrees (`hv.len() + 1` entries, from 0).
+    pub hoff: Vec<u32>,
+    /// Per chunk of heavy edge slots: the index in `hv` of the vertex holding its first slot.
+    pub hchunk: Vec<u32>,
+}
+
+impl HeavySplit {
+    /// The split of `g` at `heavy_degree` (raised to [`CHUNK`]).
+    pub fn of(g: &Csr, heavy_degree: u32) -> HeavySplit {
+        let heavy_degree = heavy_degree.max(CHUNK);
+        let hv: Vec<u32> = (0..g.num_vertices())
+            .filter(|&v| g.degree(v) > heavy_degree)
+            .collect();
+        let mut hoff = Vec::with_capacity(hv.len() + 1);
+        let mut total = 0u32;
+        hoff.push(0);
+        for &v in &hv {
+            total += g.degree(v);
+            hoff.push(total);
+        }
+        let chunks = total.div_ceil(CHUNK);
+        let mut hchunk = Vec::with_capacity(chunks as usize);
+        let mut h = 0usize;
+        for c in 0..chunks {
+            let first = c * CHUNK;
+            while hoff[h + 1] <= first {
+                h += 1;
+            }
+            hchunk.push(h as u32);
+        }
+        HeavySplit { hv, hoff, hchunk }
+    }
+}
+
+fn upload_or_one(gpu: &Gpu, data: &[u32]) -> Result<DeviceBuffer<u32>> {
+    if data.is_empty() {
+        gpu.alloc_zeroed(1)
+    } else {
+        gpu.upload(data)
+    }
+}
+
+impl DeviceGraph {
+    /// Uploads `g` with `weights` (one per edge; `None`: no weights) and splits the vertices of
+    /// degree above `heavy_degree` (at least [`CHUNK`]). [`occupant::Error::Input`] when the
+    /// graph has 2^32 or more edges or the weights do not match the edges.
+    pub fn upload(
+        gpu: &Gpu,
+        g: &Csr,
+        weights: Option<&[u32]>,
+        heavy_degree: u32,
+    ) -> Result<DeviceGraph> {
+        let heavy_degree = heavy_degree.max(CHUNK);
+        if g.num_edges() >= u32::MAX as usize {
+            return Err(occupant::Error::Input(format!(
+                "the CUDA applications take graphs of fewer than 2^32 edges, this one has {}",
+                g.num_edges()
+            )));
+        }
+        if let Some(w) = weights {
+            if w.len() != g.num_edges() {
+                return Err(occupant::Error::Input(format!(
+                    "{} weights for {} edges",
+                    w.len(),
+                    g.num_edges()
+                )));
+            }
+        }
+        let n = g.num_vertices();
+        let HeavySplit { hv, hoff, hchunk } = HeavySplit::of(g, heavy_degree);
+        let total = *hoff.last().expect("hoff starts with 0");
+        Ok(DeviceGraph {
+            n,
+            edges: g.num_edges() as u64,
+            heavy: hv.len() as u32,
+            heavy_degree,
+            heavy_edges: u64::from(total),
+            off: upload_or_one(gpu, g.offsets())?,
+            col: upload_or_one(gpu, g.targets())?,
+            wt: upload_or_one(gpu, weights.unwrap_or(&[]))?,
+            hv: upload_or_one(gpu, &hv)?,
+            hoff: upload_or_one(gpu, &hoff)?,
+            hchunk: upload_or_one(gpu, &hchunk)?,
+        })
+    }
+
+    /// Vertices.
+    pub fn num_vertices(&self) -> u32 {
+        self.n
+    }
+
+    /// Edges.
+    pub fn num_edges(&self) -> u64 {
+        self.edges
+    }
+
+    /// Vertices of degree above [`DeviceGraph::heavy_degree`].
+    pub fn heavy_vertices(&self) -> u32 {
+        self.heavy
+    }
+
+    /// Edges of the heavy vertices.
+    pub fn heavy_edges(&self) -> u64 {
+        self.heavy_edges
+    }
+
+    /// The degree above which a vertex is heavy.
+    pub fn heavy_degree(&self) -> u32 {
+        self.heavy_degree
+    }
+
+    /// The kernels' graph parameters (`GRAPH_PARAMS` in graph_apps.cu).
+    pub(crate) fn args(&self) -> Vec<Arg<'_>> {
+        vec![
+            Arg::from(&self.off),
+            Arg::from(&self.col),
+            Arg::from(&self.wt),
+            Arg::from(&self.hv),
+            Arg::from(&self.hoff),
+            Arg::from(&self.hchunk),
+            Arg::from(self.n),
+            Arg::from(self.heavy),
+            Arg::from(self.heavy_degree),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{RngExt, SeedableRng};
+
+    /// Every heavy edge slot is covered once, by the chunk's owner or the next heavy vertex,
+    /// exactly as the kernels' `heavy_edges` walks it.
+    #[test]
+    fn chunks_cover_every_heavy_edge_once() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+        for _ in 0..40 {
+            let n = rng.random_range(1..40u32);
+            let mut edges = Vec::new();
+            for u in 0..n {
+                let d = match rng.random_range(0..4) {
+                    0 => rng.random_range(0..5),
+                    1 => rng.random_range(250..260),
+                    2 => rng.random_range(257..1200),
+                    _ => rng.random_range(0..300),
+                };
+                edges.extend((0..d).map(|i| (u, i % n)));
+            }
+            let g = Csr::from_edges(n, &edges, None).unwrap();
+            let s = HeavySplit::of(&g, 256);
+            let total = *s.hoff.last().unwrap();
+            let mut seen = vec![0u32; total as usize];
+            for (c, &h0) in s.hchunk.iter().enumerate() {
+                let first = c as u32 * CHUNK;
+                let end0 = s.hoff[h0 as usize + 1];
+                assert!(s.hoff[h0 as usize] <= first && first < end0);
+                for k in first..(first + CHUNK).min(total) {
+                    let h = if k < end0 { h0 } else { h0 + 1 };
+                    assert!(s.hoff[h as usize] <= k && k < s.hoff[h as usize + 1]);
+                    seen[k as usize] += 1;
+                }
+            }
+            assert!(seen.iter().all(|&x| x == 1));
+            for (i, &v) in s.hv.iter().enumerate() {
+                assert_eq!(s.hoff[i + 1] - s.hoff[i], g.degree(v));
+                assert!(g.degree(v) > 256);
+            }
+        }
+    }
+}

@@ -1,0 +1,714 @@
+// occupant-apps: the CUDA graph applications (bfs, sssp, cc, pagerank, color, mis), one kernel body per
+// phase, wrapped four ways (issue 10, "Variants"):
+//   <app>_step*        one phase per launch, the host loop (multi-kernel) or a replayed CUDA graph
+//                      (graph: pass it = 0xffffffff, the iteration is read from ctl[kIter]),
+//   <app>_persistent   occ::PersistentKernel: discovery + the device's default barrier,
+//   <app>_occupancy    the occupancy API's grid and the same barrier without discovery,
+//   <app>_cooperative  cuLaunchCooperativeKernel + cooperative_groups grid.sync()
+//                      (only with -DOCC_APP_COOPERATIVE: it needs the CUDA toolkit's headers).
+// With -DOCC_APP_HOST_LOOP only the host-loop kernels are compiled, without the occupant device
+// library, so that their launches pay for no watchdog.
+//
+// Load balance (the same in every variant): vertices are processed in tiles of 32 by one warp,
+// which expands the edges of its active vertices cooperatively (a warp prefix sum over the
+// degrees, then 32 edges per round, each lane finding its edge's owner by a binary search over
+// the prefix sums held in registers); vertices of degree > heavy_deg are left out of the tiles
+// and their edges are split over every warp of the grid in chunks of kChunk edges. Warps take
+// tiles and chunks grid-stride; a multi-kernel launch has one warp per tile.
+//
+// Iteration control: ctl[0..3] are "changed" flags, ctl[it % 3] is set in iteration it, read
+// after the iteration's barrier (or launch), and ctl[(it + 1) % 3] is cleared during iteration
+// it (after every read of it in iteration it - 2 and before any write in it + 1): one barrier
+// per phase and no extra reset. ctl[kIter], ctl[kDone], ctl[kIters] (words 32-34): the graph
+// variant's device-side iteration count (app_advance), and every device loop's iteration count.
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+#define OCC_APP_FULL 0xffffffffu
+#define OCC_APP_INF 0xffffffffu
+
+// The iteration words sit on their own 128-byte line, away from the flags that every warp may
+// write during a phase (the graph variant's kernels read kIter / kDone in every thread).
+enum : u32 { kIter = 32, kDone = 33, kIters = 34, kCtlWords = 64 };
+enum : u32 { kChunk = 256 };
+
+struct Graph {
+  const u32* off;   // n + 1 row offsets
+  const u32* col;   // targets
+  const u32* wt;    // weights (sssp) or unused
+  const u32* hv;    // heavy vertices (degree > heavy_deg), nh of them
+  const u32* hoff;  // nh + 1 prefix sums of their degrees
+  const u32* hchunk;  // per chunk of kChunk heavy edge slots: the heavy vertex of its first slot
+  u32 n;
+  u32 nh;
+  u32 heavy_deg;
+};
+
+struct Grid {
+  u32 tid;       // global thread id among the participants
+  u32 nthreads;  // participating threads (a multiple of 32)
+};
+
+#define GRAPH_PARAMS \
+  const u32 *off, const u32 *col, const u32 *wt, const u32 *hv, const u32 *hoff,             \
+      const u32 *hchunk, u32 n, u32 nh, u32 heavy_deg
+#define GRAPH_ARGS off, col, wt, hv, hoff, hchunk, n, nh, heavy_deg
+#define MAKE_GRAPH const Graph g = make_graph(GRAPH_ARGS)
+
+__device__ __forceinline__ Graph make_graph(GRAPH_PARAMS) {
+  const Graph g = {off, col, wt, hv, hoff, hchunk, n, nh, heavy_deg};
+  return g;
+}
+
+__device__ __forceinline__ u32 lane_id() { return threadIdx.x & 31u; }
+
+__device__ __forceinline__ u32 load_volatile(const u32* p) { return *(const volatile u32*)p; }
+
+__device__ __forceinline__ Grid launch_grid() {
+  Grid g = {blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x};
+  return g;
+}
+
+/// Sets ctl[slot] when any lane of the warp saw a change (one store per warp).
+__device__ __forceinline__ void flag_changed(u32* ctl, u32 slot, bool changed) {
+  const u32 any = __ballot_sync(OCC_APP_FULL, changed);
+  if (any != 0u && lane_id() == 0u) ((volatile u32*)ctl)[slot] = 1u;
+}
+
+/// Clears the flag of the next iteration (global thread 0).
+__device__ __forceinline__ void clear_next(Grid gr, u32* ctl, u32 it) {
+  if (gr.tid == 0u) ((volatile u32*)ctl)[(it + 1u) % 3u] = 0u;
+}
+
+/// Visits every edge (u, e) of every tile vertex u with active(u) and degree <= heavy_deg,
+/// warp-cooperatively. Op: bool active(u32 u); T value(u32 u); void edge(u32 u, u32 e, T val).
+/// Every lane of the warp must call it (the shuffles are warp-wide).
+template <class T, class Op>
+__device__ __forceinline__ void tile_edges(const Graph& g, Grid gr, Op& op) {
+  const u32 lane = lane_id();
+  const u32 warp = gr.tid >> 5, nwarps = gr.nthreads >> 5;
+  const u32 tiles = (g.n + 31u) >> 5;
+  for (u32 t = warp; t < tiles; t += nwarps) {
+    const u32 v = (t << 5) + lane;
+    u32 start = 0u, deg = 0u;
+    T val = T();
+    if (v < g.n) {
+      start = g.off[v];
+      deg = g.off[v + 1u] - start;
+      if (deg > g.heavy_deg || deg == 0u || !op.active(v)) {
+        deg = 0u;
+      } else {
+        val = op.value(v);
+      }
+    }
+    u32 incl = deg;
+#pragma unroll
+    for (u32 s = 1u; s < 32u; s <<= 1) {
+      const u32 x = __shfl_up_sync(OCC_APP_FULL, incl, s);
+      if (lane >= s) incl += x;
+    }
+    const u32 total = __shfl_sync(OCC_APP_FULL, incl, 31);
+    const u32 excl = incl - deg;
+    for (u32 base = 0u; base < total; base += 32u) {
+      const u32 k = base + lane;
+      u32 j = 0u;
+#pragma unroll
+      for (u32 s = 16u; s != 0u; s >>= 1) {
+        const u32 e = __shfl_sync(OCC_APP_FULL, excl, j + s);
+        if (e <= k) j += s;
+      }
+      const u32 ej = __shfl_sync(OCC_APP_FULL, excl, j);
+      const u32 sj = __shfl_sync(OCC_APP_FULL, start, j);
+      const T vj = __shfl_sync(OCC_APP_FULL, val, j);
+      if (k < total) op.edge((t << 5) + j, sj + (k - ej), vj);
+    }
+  }
+}
+
+/// Visits every edge of every heavy vertex u with active(u), in chunks of kChunk edges spread
+/// over every warp of the grid. A chunk spans at most two heavy vertices (heavy_deg >= kChunk).
+template <class T, class Op>
+__device__ __forceinline__ void heavy_edges(const Graph& g, Grid gr, Op& op) {
+  if (g.nh == 0u) return;
+  const u32 lane = lane_id();
+  const u32 warp = gr.tid >> 5, nwarps = gr.nthreads >> 5;
+  const u32 total = g.hoff[g.nh];
+  const u32 chunks = (total + kChunk - 1u) / kChunk;
+  for (u32 c = warp; c < chunks; c += nwarps) {
+    const u32 first = c * kChunk;
+    // hchunk[c]: the heavy vertex holding edge slot c * kChunk (the last h with hoff[h] <= it).
+    const u32 h0 = g.hchunk[c];
+    const u32 end0 = g.hoff[h0 + 1u];
+    const u32 u0 = g.hv[h0];
+    const bool two = end0 < first + kChunk && h0 + 1u < g.nh;
+    const u32 u1 = two ? g.hv[h0 + 1u] : u0;
+    const bool a0 = op.active(u0);
+    const bool a1 = two && op.active(u1);
+    if (!a0 && !a1) continue;
+    const T v0 = a0 ? op.value(u0) : T();
+    const T v1 = a1 ? op.value(u1) : T();
+    const u32 s0 = g.off[u0], s1 = g.off[u1];
+    const u32 last = first + kChunk < total ? first + kChunk : total;
+    for (u32 k = first + lane; k < last; k += 32u) {
+      if (k < end0) {
+        if (a0) op.edge(u0, s0 + (k - g.hoff[h0]), v0);
+      } else if (a1) {
+        op.edge(u1, s1 + (k - end0), v1);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// bfs: level-synchronous, top-down; iteration it expands the vertices of level it.
+
+struct BfsEdge {
+  const u32* col;
+  u32* level;
+  u32 it;
+  bool changed;
+  __device__ bool active(u32 u) const { return load_volatile(level + u) == it; }
+  __device__ u32 value(u32) const { return 0u; }
+  __device__ void edge(u32, u32 e, u32) {
+    const u32 v = col[e];
+    if (load_volatile(level + v) == OCC_APP_INF) {
+      ((volatile u32*)level)[v] = it + 1u;  // every writer writes the same value
+      changed = true;
+    }
+  }
+};
+
+__device__ __forceinline__ void bfs_phase(const Graph& g, Grid gr, u32* level, u32* ctl, u32 it) {
+  clear_next(gr, ctl, it);
+  BfsEdge op = {g.col, level, it, false};
+  tile_edges<u32>(g, gr, op);
+  heavy_edges<u32>(g, gr, op);
+  flag_changed(ctl, it % 3u, op.changed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// sssp: Bellman-Ford in rounds; a vertex relaxes its out-edges in the round after its distance
+// dropped (stamp[u] == it), every edge of such vertices each round.
+
+struct SsspEdge {
+  const u32* col;
+  const u32* wt;
+  u64* dist;
+  u32* stamp;
+  u32 it;
+  bool changed;
+  __device__ bool active(u32 u) const { return load_volatile(stamp + u) == it; }
+  __device__ u64 value(u32 u) const { return *(const volatile u64*)(dist + u); }
+  __device__ void edge(u32, u32 e, u64 du) {
+    const u32 v = col[e];
+    const u64 nd = du + (u64)wt[e];
+    if (nd < *(const volatile u64*)(dist + v)) {
+      const u64 old = atomicMin(dist + v, nd);
+      if (nd < old) {
+        ((volatile u32*)stamp)[v] = it + 1u;
+        changed = true;
+      }
+    }
+  }
+};
+
+__device__ __forceinline__ void sssp_phase(const Graph& g, Grid gr, u64* dist, u32* stamp, u32* ctl,
+                                           u32 it) {
+  clear_next(gr, ctl, it);
+  SsspEdge op = {g.col, g.wt, dist, stamp, it, false};
+  tile_edges<u64>(g, gr, op);
+  heavy_edges<u64>(g, gr, op);
+  flag_changed(ctl, it % 3u, op.changed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// cc: label propagation (smallest id), pushed along the edges of the undirected graph by the
+// vertices whose label dropped in the previous round.
+
+struct CcEdge {
+  const u32* col;
+  u32* label;
+  u32* stamp;
+  u32 it;
+  bool changed;
+  __device__ bool active(u32 u) const { return load_volatile(stamp + u) == it; }
+  __device__ u32 value(u32 u) const { return load_volatile(label + u); }
+  __device__ void edge(u32, u32 e, u32 lu) {
+    const u32 v = col[e];
+    if (lu < load_volatile(label + v)) {
+      const u32 old = atomicMin(label + v, lu);
+      if (lu < old) {
+        ((volatile u32*)stamp)[v] = it + 1u;
+        changed = true;
+      }
+    }
+  }
+};
+
+__device__ __forceinline__ void cc_phase(const Graph& g, Grid gr, u32* label, u32* stamp, u32* ctl,
+                                         u32 it) {
+  clear_next(gr, ctl, it);
+  CcEdge op = {g.col, label, stamp, it, false};
+  tile_edges<u32>(g, gr, op);
+  heavy_edges<u32>(g, gr, op);
+  flag_changed(ctl, it % 3u, op.changed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// pagerank: Jacobi iteration r'(v) = base + d * sum_{u -> v} r(u) / deg(u), pulled over the
+// transpose (g here). contrib[p][u] = r(u) / outdeg(u) for the ranks of parity p. Phase 0 of
+// iteration it computes the tile vertices' new ranks and accumulates the heavy vertices' sums
+// (acc, one double per heavy vertex); phase 1 finishes the heavy vertices. Every phase adds the
+// ranks' changes |r' - r| to l1[it % 3] (l1[(it + 1) % 3] is cleared in phase 0, as the flags);
+// the run stops after the first iteration whose L1 change is at most tol.
+
+struct PrSum {
+  const u32* col;
+  const double* contrib;  // of the current ranks
+  double* acc;            // heavy partial sums
+  __device__ bool active(u32) const { return true; }
+  __device__ u32 value(u32) const { return 0u; }
+};
+
+__device__ __forceinline__ double pr_update(u32 v, double sum, double* rank, double* contrib_next,
+                                            const double* inv_deg, double base, double d) {
+  const double r = base + d * sum;
+  const double old = rank[v];
+  rank[v] = r;
+  contrib_next[v] = r * inv_deg[v];
+  return fabs(r - old);
+}
+
+/// Adds the warp's changes to l1[slot] (one atomic per warp).
+__device__ __forceinline__ void add_l1(double* l1, u32 slot, double delta) {
+#pragma unroll
+  for (u32 s = 16u; s != 0u; s >>= 1) delta += __shfl_down_sync(OCC_APP_FULL, delta, s);
+  if (lane_id() == 0u && delta != 0.0) atomicAdd(l1 + slot, delta);
+}
+
+__device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank, double* contrib,
+                                          const double* inv_deg, double* acc, double* l1, u32 it,
+                                          double base, double d) {
+  if (gr.tid == 0u) ((volatile double*)l1)[(it + 1u) % 3u] = 0.0;
+  const double* cur = contrib + (size_t)(it & 1u) * g.n;
+  double* next = contrib + (size_t)((it + 1u) & 1u) * g.n;
+  const u32 lane = lane_id();
+  const u32 warp = gr.tid >> 5, nwarps = gr.nthreads >> 5;
+  const u32 tiles = (g.n + 31u) >> 5;
+  double delta = 0.0;
+  // Tiles: warp-cooperative pull with a segmented reduction per owner.
+  for (u32 t = warp; t < tiles; t += nwarps) {
+    const u32 v = (t << 5) + lane;
+    u32 start = 0u, deg = 0u;
+    bool mine = false;
+    if (v < g.n) {
+      start = g.off[v];
+      deg = g.off[v + 1u] - start;
+      mine = deg <= g.heavy_deg;
+      if (!mine) deg = 0u;
+    }
+    u32 incl = deg;
+#pragma unroll
+    for (u32 s = 1u; s < 32u; s <<= 1) {
+      const u32 x = __shfl_up_sync(OCC_APP_FULL, incl, s);
+      if (lane >= s) incl += x;
+    }
+    const u32 total = __shfl_sync(OCC_APP_FULL, incl, 31);
+    const u32 excl = incl - deg;
+    double sum = 0.0;
+    for (u32 base_k = 0u; base_k < total; base_k += 32u) {
+      const u32 k = base_k + lane;
+      u32 j = 0u;
+#pragma unroll
+      for (u32 s = 16u; s != 0u; s >>= 1) {
+        const u32 e = __shfl_sync(OCC_APP_FULL, excl, j + s);
+        if (e <= k) j += s;
+      }
+      const u32 ej = __shfl_sync(OCC_APP_FULL, excl, j);
+      const u32 sj = __shfl_sync(OCC_APP_FULL, start, j);
+      double x = 0.0;
+      if (k < total) x = cur[g.col[sj + (k - ej)]];
+      // Segmented suffix sums: lane L ends with the sum of its segment from L on.
+#pragma unroll
+      for (u32 s = 1u; s < 32u; s <<= 1) {
+        const double y = __shfl_down_sync(OCC_APP_FULL, x, s);
+        const u32 jj = __shfl_down_sync(OCC_APP_FULL, j, s);
+        if (lane + s < 32u && jj == j) x += y;
+      }
+      // Owner lane: its segment in this round starts at max(excl, base_k).
+      const bool hit = deg != 0u && excl < base_k + 32u && excl + deg > base_k;
+      const u32 head = (excl > base_k ? excl : base_k) - base_k;
+      const double part = __shfl_sync(OCC_APP_FULL, x, head & 31u);
+      if (hit) sum += part;
+    }
+    if (v < g.n && mine) {
+      delta += pr_update(v, sum, rank, next, inv_deg, base, d);
+    }
+  }
+  // Heavy vertices: partial sums of their chunks, two owners at most per chunk.
+  if (g.nh != 0u) {
+    const u32 htotal = g.hoff[g.nh];
+    const u32 chunks = (htotal + kChunk - 1u) / kChunk;
+    for (u32 c = warp; c < chunks; c += nwarps) {
+      const u32 first = c * kChunk;
+      const u32 h0 = g.hchunk[c];
+      const u32 end0 = g.hoff[h0 + 1u];
+      const u32 u0 = g.hv[h0];
+      const u32 u1 = h0 + 1u < g.nh ? g.hv[h0 + 1u] : u0;
+      const u32 s0 = g.off[u0], s1 = g.off[u1];
+      const u32 last = first + kChunk < htotal ? first + kChunk : htotal;
+      double x0 = 0.0, x1 = 0.0;
+      for (u32 k = first + lane; k < last; k += 32u) {
+        if (k < end0) x0 += cur[g.col[s0 + (k - g.hoff[h0])]];
+        else x1 += cur[g.col[s1 + (k - end0)]];
+      }
+#pragma unroll
+      for (u32 s = 16u; s != 0u; s >>= 1) {
+        x0 += __shfl_down_sync(OCC_APP_FULL, x0, s);
+        x1 += __shfl_down_sync(OCC_APP_FULL, x1, s);
+      }
+      if (lane == 0u) {
+        atomicAdd(acc + h0, x0);
+        if (last > end0) atomicAdd(acc + h0 + 1u, x1);
+      }
+    }
+  }
+  add_l1(l1, it % 3u, delta);
+}
+
+__device__ __forceinline__ void pr_phase1(const Graph& g, Grid gr, double* rank, double* contrib,
+                                          const double* inv_deg, double* acc, double* l1, u32 it,
+                                          double base, double d) {
+  double* next = contrib + (size_t)((it + 1u) & 1u) * g.n;
+  double delta = 0.0;
+  for (u32 h = gr.tid; h < g.nh; h += gr.nthreads) {
+    const double sum = acc[h];
+    acc[h] = 0.0;
+    delta += pr_update(g.hv[h], sum, rank, next, inv_deg, base, d);
+  }
+  add_l1(l1, it % 3u, delta);
+}
+
+// ---------------------------------------------------------------------------------------------
+// color and mis: max-based (Jones-Plassmann) colouring and Luby's MIS over the shared random
+// priorities (prep::priorities), round by round as the references: in round `it` an undecided
+// vertex that no undecided neighbour beats (larger (priority, id)) wins. Phase 0 marks every
+// undecided vertex with a beating undecided neighbour (lost[u] = it), phase 1 decides the
+// others (colour `it` / in the set) and sets the flag while some vertex lost; mis's phase 2
+// takes the undecided neighbours of the new members out. state: colour (undecided = INF), or
+// mis 0 undecided / 1 in / 2 out.
+
+enum : u32 { kMisUndecided = 0u, kMisIn = 1u, kMisOut = 2u };
+
+__device__ __forceinline__ bool beats(u32 pu, u32 u, u32 pv, u32 v) {
+  return pu > pv || (pu == pv && u > v);
+}
+
+struct LoseEdge {
+  const u32* col;
+  const u32* prio;
+  const u32* state;
+  u32* lost;
+  u32 it;
+  u32 und;
+  __device__ bool active(u32 u) const { return load_volatile(state + u) == und; }
+  __device__ u32 value(u32 u) const { return prio[u]; }
+  __device__ void edge(u32 u, u32 e, u32 pu) {
+    const u32 v = col[e];
+    if (load_volatile(state + v) == und && beats(prio[v], v, pu, u)) {
+      ((volatile u32*)lost)[u] = it;  // every writer writes the same value
+    }
+  }
+};
+
+__device__ __forceinline__ void lose_phase(const Graph& g, Grid gr, const u32* state,
+                                           const u32* prio, u32* lost, u32* ctl, u32 it, u32 und) {
+  clear_next(gr, ctl, it);
+  LoseEdge op = {g.col, prio, state, lost, it, und};
+  tile_edges<u32>(g, gr, op);
+  heavy_edges<u32>(g, gr, op);
+}
+
+/// Undecided vertices that did not lose take `win`; the flag says some vertex lost.
+__device__ __forceinline__ void decide_phase(const Graph& g, Grid gr, u32* state, const u32* lost,
+                                             u32* ctl, u32 it, u32 und, u32 win) {
+  bool remaining = false;
+  for (u32 v = gr.tid; v < g.n; v += gr.nthreads) {
+    if (state[v] != und) continue;
+    if (load_volatile(lost + v) == it) remaining = true;
+    else state[v] = win;
+  }
+  flag_changed(ctl, it % 3u, remaining);
+}
+
+struct OutEdge {
+  const u32* col;
+  u32* state;
+  __device__ bool active(u32 u) const { return load_volatile(state + u) == kMisUndecided; }
+  __device__ u32 value(u32) const { return 0u; }
+  __device__ void edge(u32 u, u32 e, u32) {
+    if (load_volatile(state + col[e]) == kMisIn) ((volatile u32*)state)[u] = kMisOut;
+  }
+};
+
+__device__ __forceinline__ void mis_out_phase(const Graph& g, Grid gr, u32* state) {
+  OutEdge op = {g.col, state};
+  tile_edges<u32>(g, gr, op);
+  heavy_edges<u32>(g, gr, op);
+}
+
+__device__ __forceinline__ void color_phase(const Graph& g, Grid gr, u32* color, const u32* prio,
+                                            u32* lost, u32* ctl, u32 it, u32 p) {
+  if (p == 0u) lose_phase(g, gr, color, prio, lost, ctl, it, OCC_APP_INF);
+  else decide_phase(g, gr, color, lost, ctl, it, OCC_APP_INF, it);
+}
+
+__device__ __forceinline__ void mis_phase(const Graph& g, Grid gr, u32* state, const u32* prio,
+                                          u32* lost, u32* ctl, u32 it, u32 p) {
+  if (p == 0u) lose_phase(g, gr, state, prio, lost, ctl, it, kMisUndecided);
+  else if (p == 1u) decide_phase(g, gr, state, lost, ctl, it, kMisUndecided, kMisIn);
+  else mis_out_phase(g, gr, state);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The host-loop kernels (multi-kernel and graph variants) and app_advance (graph variant).
+
+__device__ __forceinline__ bool host_iteration(u32* ctl, u32 it_param, u32& it) {
+  if (it_param != OCC_APP_INF) {
+    it = it_param;
+    return true;
+  }
+  // Plain loads: kIter and kDone only change between kernels (app_advance).
+  if (ctl[kDone] != 0u) return false;
+  it = ctl[kIter];
+  return true;
+}
+
+extern "C" __global__ void bfs_step(GRAPH_PARAMS, u32* level, u32* ctl, u32 it_param) {
+  MAKE_GRAPH;
+  u32 it;
+  if (!host_iteration(ctl, it_param, it)) return;
+  bfs_phase(g, launch_grid(), level, ctl, it);
+}
+
+extern "C" __global__ void sssp_step(GRAPH_PARAMS, u64* dist, u32* stamp, u32* ctl, u32 it_param) {
+  MAKE_GRAPH;
+  u32 it;
+  if (!host_iteration(ctl, it_param, it)) return;
+  sssp_phase(g, launch_grid(), dist, stamp, ctl, it);
+}
+
+extern "C" __global__ void cc_step(GRAPH_PARAMS, u32* label, u32* stamp, u32* ctl, u32 it_param) {
+  MAKE_GRAPH;
+  u32 it;
+  if (!host_iteration(ctl, it_param, it)) return;
+  cc_phase(g, launch_grid(), label, stamp, ctl, it);
+}
+
+extern "C" __global__ void pagerank_step0(GRAPH_PARAMS, double* rank, double* contrib,
+                                          const double* inv_deg, double* acc, double* l1,
+                                          u32* ctl, u32 it_param, double base, double d,
+                                          double tol) {
+  MAKE_GRAPH;
+  u32 it;
+  if (!host_iteration(ctl, it_param, it)) return;
+  pr_phase0(g, launch_grid(), rank, contrib, inv_deg, acc, l1, it, base, d);
+}
+
+extern "C" __global__ void pagerank_step1(GRAPH_PARAMS, double* rank, double* contrib,
+                                          const double* inv_deg, double* acc, double* l1,
+                                          u32* ctl, u32 it_param, double base, double d,
+                                          double tol) {
+  MAKE_GRAPH;
+  u32 it;
+  if (!host_iteration(ctl, it_param, it)) return;
+  pr_phase1(g, launch_grid(), rank, contrib, inv_deg, acc, l1, it, base, d);
+}
+
+#define OCC_APP_CM_STEP(name, fn, phase)                                                     \
+  extern "C" __global__ void name(GRAPH_PARAMS, u32* state, const u32* prio, u32* lost, u32* ctl,  \
+                                  u32 it_param) {                                                  \
+    MAKE_GRAPH;                                                                                    \
+    u32 it;                                                                                        \
+    if (!host_iteration(ctl, it_param, it)) return;                                                \
+    fn(g, launch_grid(), state, prio, lost, ctl, it, phase);                                       \
+  }
+OCC_APP_CM_STEP(color_step0, color_phase, 0u)
+OCC_APP_CM_STEP(color_step1, color_phase, 1u)
+OCC_APP_CM_STEP(mis_step0, mis_phase, 0u)
+OCC_APP_CM_STEP(mis_step1, mis_phase, 1u)
+OCC_APP_CM_STEP(mis_step2, mis_phase, 2u)
+
+/// Graph variant, one thread: ends the iteration ctl[kIter] (done when its flag is clear or
+/// max_iterations is reached), else moves to the next.
+__device__ __forceinline__ void advance(u32* ctl, u32 max_iterations, bool converged) {
+  const u32 it = ctl[kIter];
+  if (converged || it + 1u >= max_iterations) {
+    ctl[kIters] = it + 1u;
+    ctl[kDone] = 1u;
+  } else {
+    ctl[kIter] = it + 1u;
+  }
+}
+
+extern "C" __global__ void app_advance(u32* ctl, u32 max_iterations) {
+  if (threadIdx.x != 0u || blockIdx.x != 0u || ctl[kDone] != 0u) return;
+  advance(ctl, max_iterations, ctl[ctl[kIter] % 3u] == 0u);
+}
+
+/// The same for pagerank: converged when the iteration's L1 change is at most tol.
+extern "C" __global__ void pagerank_advance(u32* ctl, const double* l1, u32 max_iterations,
+                                            double tol) {
+  if (threadIdx.x != 0u || blockIdx.x != 0u || ctl[kDone] != 0u) return;
+  advance(ctl, max_iterations, l1[ctl[kIter] % 3u] <= tol);
+}
+
+#ifndef OCC_APP_HOST_LOOP
+// ---------------------------------------------------------------------------------------------
+// The device loops: one template per app over a Sync (group ids, threads, barrier), wrapped
+// by the persistent, occupancy-API and cooperative kernels.
+
+#include <occupant.cuh>
+
+// -DOCC_APP_MIN_BLOCKS=k: the device-loop kernels ask for k resident blocks of 256 threads per SM
+// (__launch_bounds__), capping their registers so that they reach the host-loop kernels'
+// occupancy (without it, occ::PersistentKernel's live state costs 6-16 registers and a block or
+// three per SM). Off by default.
+#ifdef OCC_APP_MIN_BLOCKS
+#define OCC_APP_BOUNDS __launch_bounds__(256, OCC_APP_MIN_BLOCKS)
+#else
+#define OCC_APP_BOUNDS
+#endif
+
+/// Runs `phases` phases per iteration, each followed by a barrier, until converged(it) (default:
+/// the iteration's flag stayed clear) or max_iterations; records the iterations in ctl[kIters].
+struct FlagClear {
+  const u32* ctl;
+  __device__ bool operator()(u32 it) const { return load_volatile(ctl + it % 3u) == 0u; }
+};
+template <class Sync, class Phase, class Converged>
+__device__ __forceinline__ void device_loop(Sync& s, u32* ctl, u32 max_iterations, u32 phases,
+                                            Phase phase, Converged converged) {
+  const Grid gr = {s.thread_id(), s.num_threads()};
+  for (u32 it = 0u; it < max_iterations; ++it) {
+    for (u32 p = 0u; p < phases; ++p) {
+      phase(gr, it, p);
+      if (!s.barrier()) return;
+    }
+    if (converged(it) || it + 1u == max_iterations) {
+      if (gr.tid == 0u) ctl[kIters] = it + 1u;
+      return;
+    }
+  }
+}
+
+/// The occupancy-API variant's Sync: every launched block, the default barrier, no discovery.
+struct OccupancySync {
+  occ::Env env;
+  occ::PersistentBarrier bar;
+  __device__ static occ::Env grid_env() {
+    occ::Env e;
+    e.group_id = e.cluster_id = blockIdx.x;
+    e.num_groups = e.num_clusters = gridDim.x;
+    return e;
+  }
+  __device__ explicit OccupancySync(u32* state) : env(grid_env()), bar(state, env) {}
+  __device__ u32 thread_id() const { return env.p_global_id(); }
+  __device__ u32 num_threads() const { return env.p_global_size(); }
+  __device__ bool barrier() { return bar.wait(); }
+};
+
+#ifdef OCC_APP_COOPERATIVE
+#include <cooperative_groups.h>
+/// The cooperative variant's Sync: cooperative_groups' grid.sync().
+struct CoopSync {
+  __device__ u32 thread_id() const { return blockIdx.x * blockDim.x + threadIdx.x; }
+  __device__ u32 num_threads() const { return gridDim.x * blockDim.x; }
+  __device__ bool barrier() {
+    cooperative_groups::this_grid().sync();
+    return true;
+  }
+};
+#define OCC_APP_COOP_KERNEL(name, params, ...)                          \
+  extern "C" __global__ void OCC_APP_BOUNDS name##_cooperative params {\
+    CoopSync s;                                                         \
+    __VA_ARGS__                                                         \
+  }
+#else
+#define OCC_APP_COOP_KERNEL(name, params, ...)
+#endif
+
+/// Defines <name>_persistent, <name>_occupancy (extra first parameter: the barrier state) and,
+/// with the toolkit, <name>_cooperative, all running `body` with a Sync `s`.
+#define OCC_APP_KERNELS(name, params, oparams, ...)                \
+  extern "C" __global__ void OCC_APP_BOUNDS name##_persistent params { \
+    occ::PersistentKernel s;                                             \
+    if (!s.participating()) return;                                \
+    __VA_ARGS__                                                    \
+  }                                                                \
+  extern "C" __global__ void OCC_APP_BOUNDS name##_occupancy oparams { \
+    OccupancySync s(barrier_state);                                \
+    __VA_ARGS__                                                    \
+  }                                                                \
+  OCC_APP_COOP_KERNEL(name, params, __VA_ARGS__)
+
+#define P_BFS (GRAPH_PARAMS, u32* level, u32* ctl, u32 max_iterations)
+#define O_BFS (u32* barrier_state, GRAPH_PARAMS, u32* level, u32* ctl, u32 max_iterations)
+OCC_APP_KERNELS(bfs, P_BFS, O_BFS, {
+  MAKE_GRAPH;
+  device_loop(s, ctl, max_iterations, 1u,
+              [&](Grid gr, u32 it, u32) { bfs_phase(g, gr, level, ctl, it); },
+              FlagClear{ctl});
+})
+
+#define P_SSSP (GRAPH_PARAMS, u64* dist, u32* stamp, u32* ctl, u32 max_iterations)
+#define O_SSSP (u32* barrier_state, GRAPH_PARAMS, u64* dist, u32* stamp, u32* ctl, u32 max_iterations)
+OCC_APP_KERNELS(sssp, P_SSSP, O_SSSP, {
+  MAKE_GRAPH;
+  device_loop(s, ctl, max_iterations, 1u,
+              [&](Grid gr, u32 it, u32) { sssp_phase(g, gr, dist, stamp, ctl, it); },
+              FlagClear{ctl});
+})
+
+#define P_CC (GRAPH_PARAMS, u32* label, u32* stamp, u32* ctl, u32 max_iterations)
+#define O_CC (u32* barrier_state, GRAPH_PARAMS, u32* label, u32* stamp, u32* ctl, u32 max_iterations)
+OCC_APP_KERNELS(cc, P_CC, O_CC, {
+  MAKE_GRAPH;
+  device_loop(s, ctl, max_iterations, 1u,
+              [&](Grid gr, u32 it, u32) { cc_phase(g, gr, label, stamp, ctl, it); },
+              FlagClear{ctl});
+})
+
+#define P_PR                                                                                     \
+  (GRAPH_PARAMS, double* rank, double* contrib, const double* inv_deg, double* acc, double* l1,   \
+   u32* ctl, u32 max_iterations, double base, double d, double tol)
+#define O_PR                                                                                     \
+  (u32* barrier_state, GRAPH_PARAMS, double* rank, double* contrib, const double* inv_deg,        \
+   double* acc, double* l1, u32* ctl, u32 max_iterations, double base, double d, double tol)
+OCC_APP_KERNELS(pagerank, P_PR, O_PR, {
+  MAKE_GRAPH;
+  device_loop(s, ctl, max_iterations, nh != 0u ? 2u : 1u, [&](Grid gr, u32 it, u32 p) {
+    if (p == 0u) pr_phase0(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d);
+    else pr_phase1(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d);
+  }, [&](u32 it) { return *(const volatile double*)(l1 + it % 3u) <= tol; });
+})
+
+#define P_CM (GRAPH_PARAMS, u32* state, const u32* prio, u32* lost, u32* ctl, u32 max_iterations)
+#define O_CM                                                                                     \
+  (u32* barrier_state, GRAPH_PARAMS, u32* state, const u32* prio, u32* lost, u32* ctl,           \
+   u32 max_iterations)
+OCC_APP_KERNELS(color, P_CM, O_CM, {
+  MAKE_GRAPH;
+  device_loop(s, ctl, max_iterations, 2u,
+              [&](Grid gr, u32 it, u32 p) { color_phase(g, gr, state, prio, lost, ctl, it, p); },
+              FlagClear{ctl});
+})
+OCC_APP_KERNELS(mis, P_CM, O_CM, {
+  MAKE_GRAPH;
+  device_loop(s, ctl, max_iterations, 3u,
+              [&](Grid gr, u32 it, u32 p) { mis_phase(g, gr, state, prio, lost, ctl, it, p); },
+              FlagClear{ctl});
+})
+
+#endif  // OCC_APP_HOST_LOOP

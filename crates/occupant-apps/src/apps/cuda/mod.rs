@@ -1,0 +1,33 @@
+//! The CUDA applications (issue 10): bfs, sssp (Bellman-Ford), cc, pagerank, color and mis,
+//! each in the five CUDA [`Variant`](crate::apps::Variant)s — multi-kernel, graph,
+//! cooperative, occupancy-api and persistent — over one kernel body per phase
+//! (`graph_apps.cu`). color and mis were added after the H100 measurements: compiled by NVRTC
+//! in CI, not yet run on a GPU.
+//!
+//! ```no_run
+//! use occupant::cuda::Gpu;
+//! use occupant_apps::apps::cuda::run_cuda;
+//! use occupant_apps::apps::{verify, AppKind, AppParams, Variant};
+//! use occupant_apps::graph::{BuildOptions, GraphSpec};
+//! let gpu = Gpu::open(0)?;
+//! let spec: GraphSpec = "grid:64x64".parse().unwrap();
+//! let g = spec.generate().unwrap().to_csr(&BuildOptions::default()).unwrap();
+//! let p = AppParams::default();
+//! let (out, report) = run_cuda(&gpu, AppKind::Bfs, Variant::CudaPersistent, &g, &p)?;
+//! assert!(verify(AppKind::Bfs, &g, &p, &out).is_ok());
+//! println!("{} iterations, {:.3} ms", report.iterations, report.time_ms);
+//! # Ok::<(), occupant::Error>(())
+//! ```
+
+pub mod bench;
+mod device_graph;
+mod programs;
+mod runner;
+
+pub use bench::{
+    bench_cuda, bench_source, load_inputs, matches, CudaBenchOptions, CudaBenchResults,
+    PreparedInfo, CUDA_INPUTS, CUDA_QUICK_INPUTS,
+};
+pub use device_graph::{DeviceGraph, HeavySplit, CHUNK, DEFAULT_HEAVY_DEGREE};
+pub use programs::{toolkit_include, AppPrograms, GRAPH_APPS_CU};
+pub use runner::{run_cuda, CudaInput, BLOCK_THREADS, CUDA_APPS};

@@ -1,0 +1,282 @@
+//! `occupant run <app>`: one graph application on a file or a generated graph, in one variant
+//! or all of a backend's; a short summary, JSON, the per-vertex result as text.
+
+use crate::backend_arg::Backend;
+use crate::cli_values::at_least_one;
+use crate::output_path;
+use clap::Args;
+use occupant::cpu::{ExecModel, Executor};
+use occupant::cuda::Gpu;
+use occupant_apps::apps::cuda::{AppPrograms, CudaInput};
+use occupant_apps::apps::{
+    run_cpu_with, verify, AppKind, AppOutput, AppParams, CpuOptions, RunReport, Variant,
+};
+use occupant_apps::graph::{BuildOptions, Csr, GraphSource, SPEC_FORMS};
+use serde_json::json;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Arguments of `occupant run`.
+#[derive(Args)]
+#[command(after_help = format!(
+    "APPS: {}\nCPU variants: {}\nCUDA variants: {}\n\nSPEC forms (--gen):\n{SPEC_FORMS}",
+    AppKind::names(), Variant::names(false), Variant::names(true)
+))]
+pub struct RunArgs {
+    /// The application: bfs, sssp, sssp-worklist, color, mis, bc, pagerank, cc.
+    app: String,
+    /// A graph file (.gr, .mtx, .txt/.snap/.el).
+    #[arg(long, conflicts_with = "gen", required_unless_present = "gen")]
+    graph: Option<PathBuf>,
+    /// A generator spec instead of a file, e.g. `grid:1000x1000` or `rmat:scale=16`.
+    #[arg(long)]
+    gen: Option<String>,
+    /// The backend.
+    #[arg(long, value_enum, default_value = "cpu")]
+    backend: Backend,
+    /// A variant of the backend, or `all` (CPU: multi-launch, persistent; CUDA: multi-kernel,
+    /// graph, cooperative, occupancy-api, persistent).
+    #[arg(long, default_value = "persistent")]
+    variant: String,
+    /// Source vertex of bfs, sssp, sssp-worklist and bc.
+    #[arg(long, default_value_t = 0)]
+    source: u32,
+    /// Check every run against the sequential reference (a mismatch fails the command).
+    #[arg(long)]
+    verify: bool,
+    /// Write the per-vertex result as text, one line per vertex (unreachable: `inf`); with
+    /// `--variant all`, the first variant's.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// Write the reports as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Runs per variant (the summary gives the fastest and the median).
+    #[arg(long, default_value_t = 1, value_parser = at_least_one::<u32>)]
+    runs: u32,
+    /// CPU: compute units (default: the machine's cores).
+    #[arg(long, value_parser = at_least_one::<usize>)]
+    compute_units: Option<usize>,
+    /// CPU: groups per launch (default: one per compute unit).
+    #[arg(long, value_parser = at_least_one::<usize>)]
+    groups: Option<usize>,
+    /// CPU: work-items per group.
+    #[arg(long, default_value_t = 1, value_parser = at_least_one::<usize>)]
+    local_size: usize,
+    /// PageRank: stop when the ranks move by at most this in L1 norm (sum of changes).
+    #[arg(long, default_value_t = 1e-6)]
+    tolerance: f64,
+    /// PageRank: damping factor.
+    #[arg(long, default_value_t = 0.85)]
+    damping: f64,
+    /// PageRank: most iterations.
+    #[arg(long, default_value_t = 10_000, value_parser = at_least_one::<u32>)]
+    max_iterations: u32,
+    /// Seed of colour's and MIS's vertex priorities.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// Runs `occupant run`.
+pub fn run(a: &RunArgs) -> Result<(), String> {
+    let app = AppKind::parse(&a.app).ok_or_else(|| {
+        format!(
+            "unknown application `{}`; the applications are {}",
+            a.app,
+            AppKind::names()
+        )
+    })?;
+    let cuda = a.backend == Backend::Cuda;
+    let variants: Vec<Variant> = if a.variant == "all" {
+        Variant::of_backend(cuda).to_vec()
+    } else {
+        vec![Variant::parse(cuda, &a.variant).ok_or_else(|| {
+            format!(
+                "unknown {} variant `{}`; the variants are {}, or all",
+                if cuda { "CUDA" } else { "CPU" },
+                a.variant,
+                Variant::names(cuda)
+            )
+        })?]
+    };
+    if !(a.damping > 0.0 && a.damping < 1.0) {
+        return Err(format!(
+            "--damping {} must be between 0 and 1 (exclusive)",
+            a.damping
+        ));
+    }
+    if a.tolerance.is_nan() || a.tolerance <= 0.0 {
+        return Err(format!("--tolerance {} must be positive", a.tolerance));
+    }
+    output_path::check_files(&[&a.output, &a.json])?;
+    let source = match (&a.graph, &a.gen) {
+        (Some(f), None) => GraphSource::File(f.clone()),
+        (None, Some(s)) => GraphSource::Spec(s.parse().map_err(|e| format!("{e}"))?),
+        _ => return Err("give a graph with --graph FILE or --gen SPEC".into()),
+    };
+    let t = Instant::now();
+    let g = source
+        .load(&BuildOptions::default())
+        .map_err(|e| e.to_string())?;
+    let load_s = t.elapsed().as_secs_f64();
+    let n = g.num_vertices();
+    if app.uses_source() && a.source >= n {
+        return Err(format!(
+            "--source {} is not a vertex of {source}: it has {n} vertices (0..{})",
+            a.source,
+            n.saturating_sub(1)
+        ));
+    }
+    println!(
+        "{source}: {n} vertices, {} edges (loaded in {load_s:.2} s)",
+        g.num_edges()
+    );
+    let p = AppParams {
+        source: a.source,
+        tolerance: a.tolerance,
+        damping: a.damping,
+        max_iterations: a.max_iterations,
+        seed: a.seed,
+    };
+    let mut runner = Runner::new(a, app, &g, &p)?;
+    let mut reports = Vec::new();
+    let mut first_output: Option<AppOutput> = None;
+    let mut failures = Vec::new();
+    for variant in variants {
+        let mut runs = Vec::new();
+        let mut out = None;
+        for _ in 0..a.runs {
+            let (o, mut r) = runner.run(app, variant, &g, &p)?;
+            r.graph = source.to_string();
+            if a.verify {
+                let check = verify(app, &g, &p, &o);
+                r.verified = Some(check.is_ok());
+                if let Err(e) = check {
+                    failures.push(format!("{app} {variant}: {e}"));
+                }
+            }
+            runs.push(r);
+            out = Some(o);
+        }
+        print_summary(&runs);
+        if first_output.is_none() {
+            first_output = out;
+        }
+        reports.extend(runs);
+    }
+    if let (Some(path), Some(out)) = (&a.output, &first_output) {
+        let f = std::fs::File::create(path)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let mut w = BufWriter::new(f);
+        out.write_text(&mut w)
+            .and_then(|_| w.flush())
+            .map_err(|e| format!("writing {}: {e}", path.display()))?;
+        println!("wrote {} ({} per vertex)", path.display(), out.what());
+    }
+    if let Some(path) = &a.json {
+        let doc = json!({
+            "app": app.name(),
+            "graph": source.to_string(),
+            "vertices": n,
+            "edges": g.num_edges(),
+            "params": p,
+            "runs": reports,
+        });
+        let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+        std::fs::write(path, text + "\n")
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("verification failed:\n{}", failures.join("\n")))
+    }
+}
+
+/// The backend a run goes to: the CPU executor, or a GPU with the applications' programs
+/// compiled once and the input prepared (uploaded) once for every variant and run.
+enum Runner {
+    Cpu {
+        exec: Executor,
+        opts: CpuOptions,
+    },
+    Cuda {
+        progs: Box<AppPrograms>,
+        input: Box<CudaInput>,
+    },
+}
+
+impl Runner {
+    fn new(a: &RunArgs, app: AppKind, g: &Csr, p: &AppParams) -> Result<Self, String> {
+        if a.backend == Backend::Cuda {
+            let gpu = Gpu::open(0).map_err(|e| e.to_string())?;
+            let progs = AppPrograms::compile(&gpu, None).map_err(|e| e.to_string())?;
+            let input = CudaInput::prepare(&gpu, app, g, p).map_err(|e| e.to_string())?;
+            return Ok(Runner::Cuda {
+                progs: Box::new(progs),
+                input: Box::new(input),
+            });
+        }
+        let model = match a.compute_units {
+            Some(compute_units) => ExecModel::OccupancyBound { compute_units },
+            None => ExecModel::default_occupancy(),
+        };
+        Ok(Runner::Cpu {
+            exec: Executor::new(model),
+            opts: CpuOptions {
+                groups: a.groups,
+                local_size: a.local_size,
+            },
+        })
+    }
+
+    fn run(
+        &mut self,
+        app: AppKind,
+        variant: Variant,
+        g: &Csr,
+        p: &AppParams,
+    ) -> Result<(AppOutput, RunReport), String> {
+        match self {
+            Runner::Cpu { exec, opts } => {
+                run_cpu_with(exec, app, variant, g, p, opts).map_err(|e| e.to_string())
+            }
+            Runner::Cuda { progs, input } => input.run(progs, variant).map_err(|e| e.to_string()),
+        }
+    }
+}
+
+fn print_summary(runs: &[RunReport]) {
+    let Some(r) = runs.first() else { return };
+    let mut times: Vec<f64> = runs.iter().map(|r| r.time_ms).collect();
+    times.sort_by(f64::total_cmp);
+    let (min, median) = (times[0], times[times.len() / 2]);
+    let reached = r
+        .reached
+        .map(|x| format!(", {x}/{} reached", r.vertices))
+        .unwrap_or_default();
+    let who = r
+        .participants
+        .map(|p| format!(", {p} participating groups"))
+        .unwrap_or_default();
+    let verified = match runs.iter().map(|r| r.verified).collect::<Option<Vec<_>>>() {
+        Some(v) if v.iter().all(|&x| x) => ", verified",
+        Some(_) => ", VERIFICATION FAILED",
+        None => "",
+    };
+    let time = if runs.len() > 1 {
+        format!("{min:.3} ms (min of {}, median {median:.3} ms)", runs.len())
+    } else {
+        format!("{min:.3} ms")
+    };
+    println!(
+        "{} {} ({}{who}): {} iterations{reached}, {time}, {:.3e} edges/s{verified}",
+        r.app,
+        r.variant,
+        r.backend,
+        r.iterations,
+        r.edges as f64 / (min / 1e3)
+    );
+}

@@ -1,0 +1,105 @@
+//! `occupant run <app>` end to end.
+
+use std::process::Command;
+
+fn occupant(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_occupant"))
+        .args(args)
+        .output()
+        .expect("run occupant");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn every_app_runs_verified_with_output_and_json() {
+    let dir = std::env::temp_dir().join(format!("occupant-cli-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("out.txt");
+    let js = dir.join("out.json");
+    for app in [
+        "bfs",
+        "sssp",
+        "sssp-worklist",
+        "color",
+        "mis",
+        "bc",
+        "pagerank",
+        "cc",
+    ] {
+        let (ok, stdout, err) = occupant(&[
+            "run",
+            app,
+            "--gen",
+            "grid:w=8,h=6,seed=2",
+            "--variant",
+            "all",
+            "--verify",
+            "--source",
+            "3",
+            "--compute-units",
+            "2",
+            "--output",
+            out.to_str().unwrap(),
+            "--json",
+            js.to_str().unwrap(),
+        ]);
+        assert!(ok, "{app}: {err}");
+        assert!(stdout.contains("multi-launch") && stdout.contains("persistent"));
+        assert!(stdout.contains("verified"), "{stdout}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(text.lines().count(), 48, "{app}");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&js).unwrap()).unwrap();
+        assert_eq!(v["runs"].as_array().unwrap().len(), 2);
+        assert_eq!(v["runs"][1]["participants"], 2);
+        assert_eq!(v["runs"][0]["verified"], true);
+    }
+    // Unreachable vertices are `inf`: a directed path read from a file, source at its end.
+    let path = dir.join("path.txt");
+    std::fs::write(&path, "# a path\n0 1\n1 2\n").unwrap();
+    let (ok, _, err) = occupant(&[
+        "run",
+        "bfs",
+        "--graph",
+        path.to_str().unwrap(),
+        "--source",
+        "1",
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "inf\n0\n1\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_arguments_are_clear_errors() {
+    let (ok, _, err) = occupant(&["run", "bfs", "--gen", "grid:w=4,h=4", "--source", "16"]);
+    assert!(!ok);
+    assert!(
+        err.contains("--source 16") && err.contains("16 vertices"),
+        "{err}"
+    );
+    let (ok, _, err) = occupant(&["run", "bfz", "--gen", "grid:w=4,h=4"]);
+    assert!(!ok && err.contains("unknown application `bfz`"), "{err}");
+    let (ok, _, err) = occupant(&["run", "bfs", "--gen", "grid:w=4,h=4", "--variant", "graph"]);
+    assert!(!ok && err.contains("unknown CPU variant"), "{err}");
+    let (ok, _, err) = occupant(&["run", "bfs", "--gen", "grid:w=4,h=4", "--runs", "0"]);
+    assert!(!ok && err.contains("at least 1"), "{err}");
+    let (ok, _, err) = occupant(&[
+        "run",
+        "bfs",
+        "--gen",
+        "grid:w=4,h=4",
+        "--output",
+        "/missing/dir/out.txt",
+    ]);
+    assert!(!ok && err.contains("does not exist"), "{err}");
+    let (ok, _, err) = occupant(&["run", "bfs"]);
+    assert!(!ok && err.contains("--graph"), "{err}");
+    assert!(!err.contains("panicked"));
+}

@@ -1,0 +1,93 @@
+// occupant device library: occ::PersistentKernel, the one object a persistent kernel needs —
+// occupancy discovery (discovery.cuh) and the device's default inter-block barrier, bundled.
+// CPU twin: occupant::cpu (persistent API). Host side: occupant::cuda::PersistentProgram.
+//
+//   extern "C" __global__ void k(unsigned* data, unsigned n) {
+//     occ::PersistentKernel p;              // discovery: every thread of every block
+//     if (!p.participating()) return;       // non-participants leave at once
+//     for (unsigned it = 0; it < 100; ++it) {
+//       for (unsigned i = p.thread_id(); i < n; i += p.num_threads()) data[i] += 1;
+//       if (!p.barrier()) return;           // false: the watchdog aborted the launch
+//     }
+//   }
+//
+// Launch it with PersistentProgram::launch (host): it compiles the program with the device's
+// default barrier (its machine abstraction; -DOCC_PERSISTENT_BARRIER=<occ::Prim id>), launches in
+// discovery mode with the hardware bound on resident blocks, zeroes the state below and writes
+// the occupancy API's bound as the discovery hint before every launch, and reports the
+// participants and the time. Nothing is passed as a kernel argument and no device type name is
+// formatted into the source.
+//
+// State: the module global `occ_persistent` (C linkage): the hint, then the barrier's words
+// (XF: arrive + go per group; atomic: 64 words; hierarchical: 32 words), at most
+// OCC_PERSISTENT_MAX_GROUPS participating blocks (the host checks the grid against it).
+#pragma once
+
+#include "atomic_barrier.cuh"
+#include "discovery.cuh"
+#include "hierarchical_barrier.cuh"
+#include "xf_barrier.cuh"
+
+#ifndef OCC_PERSISTENT_BARRIER
+#define OCC_PERSISTENT_BARRIER 4  // occ::Prim id: 2 XfBarrier, 3 AtomicBarrier, 4 Hierarchical
+#endif
+#ifndef OCC_PERSISTENT_MAX_GROUPS
+#define OCC_PERSISTENT_MAX_GROUPS 8192
+#endif
+
+namespace occ {
+
+/// The layout of `occ_persistent` (host mirror: occupant::cuda::persistent).
+struct __align__(128) PersistentState {
+  u32 hint;  // the occupancy API's bound on resident blocks (0 = none); written by the host
+  u32 pad[31];
+  u32 barrier[2 * OCC_PERSISTENT_MAX_GROUPS];
+};
+
+}  // namespace occ
+
+extern "C" {
+__device__ occ::PersistentState occ_persistent;
+}
+
+namespace occ {
+
+#if OCC_PERSISTENT_BARRIER == 2
+typedef sync::XfBarrier PersistentBarrier;
+#elif OCC_PERSISTENT_BARRIER == 3
+typedef sync::AtomicBarrier PersistentBarrier;
+#else
+typedef sync::HierarchicalBarrier PersistentBarrier;
+#endif
+
+/// Discovery plus the default barrier. Construct it first thing in the kernel, in every thread
+/// of every block; leave at once when !participating().
+class PersistentKernel {
+  Env env_;
+  bool participating_;
+  PersistentBarrier barrier_;
+
+ public:
+  __device__ PersistentKernel()
+      : env_(),
+        participating_(discover(env_, Quiescent, ld_relaxed(&occ_persistent.hint))),
+        barrier_(occ_persistent.barrier, env_) {}
+
+  /// True iff this block takes part (all participants were co-resident at once).
+  __device__ __forceinline__ bool participating() const { return participating_; }
+  /// Participating block id, 0..num_groups()-1.
+  __device__ __forceinline__ u32 group_id() const { return env_.group_id; }
+  /// Participating blocks.
+  __device__ __forceinline__ u32 num_groups() const { return env_.num_groups; }
+  /// Participating thread id, 0..num_threads()-1 (group_id() * blockDim + local id).
+  __device__ __forceinline__ u32 thread_id() const { return env_.p_global_id(); }
+  /// Participating threads.
+  __device__ __forceinline__ u32 num_threads() const { return env_.p_global_size(); }
+  /// The participating execution environment (seed 001 Table 2).
+  __device__ __forceinline__ const Env& env() const { return env_; }
+  /// The inter-block barrier among the participants; every thread of every participating block
+  /// calls it. False when the watchdog aborted the launch: return from the kernel.
+  __device__ __forceinline__ bool barrier() { return barrier_.wait(); }
+};
+
+}  // namespace occ

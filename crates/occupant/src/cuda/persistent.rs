@@ -1,0 +1,194 @@
+//! The persistent-kernel API: [`PersistentProgram`], "discover, then loop with barriers" in one
+//! host call. Device side: `occ::PersistentKernel` (`device/persistent.cuh`, in `occupant.cuh`).
+//!
+//! ```no_run
+//! use occupant::cuda::{Gpu, PersistentProgram};
+//! let gpu = Gpu::open(0)?;
+//! let src = r#"#include <occupant.cuh>
+//! extern "C" __global__ void count(unsigned* data, unsigned n) {
+//!   occ::PersistentKernel p;
+//!   if (!p.participating()) return;
+//!   for (unsigned it = 0; it < 10; ++it) {
+//!     for (unsigned i = p.thread_id(); i < n; i += p.num_threads()) data[i] += 1;
+//!     if (!p.barrier()) return;
+//!   }
+//! }"#;
+//! let prog = PersistentProgram::compile(&gpu, "count.cu", src, &Default::default())?;
+//! let data = gpu.alloc_zeroed::<u32>(1 << 20)?;
+//! let report = prog.launch("count", 256, &occupant::args![&data, 1u32 << 20])?;
+//! println!("{} blocks took part, {:.1} µs", report.participants, report.elapsed_us);
+//! assert!(data.to_vec()?.iter().all(|&x| x == 10));
+//! # Ok::<(), occupant::Error>(())
+//! ```
+
+use super::gpu::driver_err;
+use super::sync::{BarrierKind, MachineAbstraction};
+use super::{Arg, CompileOptions, Gpu, LaunchConfig, LaunchMode, LaunchReport, Module};
+use crate::model::{Error, Result};
+use cudarc::driver::sys::{self, CUresult};
+use cudarc::driver::DevicePtr;
+use serde::Serialize;
+
+/// Most participating blocks `occ::PersistentKernel` holds barrier state for
+/// (`OCC_PERSISTENT_MAX_GROUPS` in persistent.cuh).
+pub const PERSISTENT_MAX_GROUPS: usize = 8192;
+
+/// Bytes of `occ_persistent` before the barrier words (the hint and its padding).
+const HEADER_BYTES: usize = 128;
+
+/// A program whose kernels use `occ::PersistentKernel`, compiled for one GPU with one barrier.
+#[derive(Clone, Debug)]
+pub struct PersistentProgram {
+    module: Module,
+    barrier: BarrierKind,
+    /// Device address and size of `occ_persistent`.
+    state: (u64, usize),
+}
+
+/// What a persistent launch did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PersistentReport {
+    /// Blocks that took part (discovery).
+    pub participants: u32,
+    /// Blocks launched (the hardware bound on resident blocks unless a grid was given).
+    pub launched: usize,
+    /// The occupancy API's bound passed to discovery as its hint.
+    pub hint: u32,
+    /// The barrier `occ::PersistentKernel::barrier` used.
+    pub barrier: BarrierKind,
+    /// Host wall time from submitting to completion, µs.
+    pub elapsed_us: f64,
+    /// The underlying launch.
+    pub launch: LaunchReport,
+}
+
+impl PersistentProgram {
+    /// Compiles `source` with the device's default barrier (its machine abstraction, measured
+    /// once per device and stored; see [`MachineAbstraction::for_gpu`]).
+    pub fn compile(
+        gpu: &Gpu,
+        name: &str,
+        source: &str,
+        opts: &CompileOptions,
+    ) -> Result<PersistentProgram> {
+        let kind = MachineAbstraction::for_gpu(gpu)?.defaults.barrier;
+        Self::compile_with_barrier(gpu, kind, name, source, opts)
+    }
+
+    /// Compiles `source` with barrier `kind` (`-DOCC_PERSISTENT_BARRIER=<its primitive id>`).
+    pub fn compile_with_barrier(
+        gpu: &Gpu,
+        kind: BarrierKind,
+        name: &str,
+        source: &str,
+        opts: &CompileOptions,
+    ) -> Result<PersistentProgram> {
+        let opts = opts
+            .clone()
+            .option(format!("-DOCC_PERSISTENT_BARRIER={}", kind.primitive_id()));
+        let module = gpu.compile(
+            &format!("{name}[persistent:{}]", kind.name()),
+            source,
+            &opts,
+        )?;
+        let state = match module.inner.cu.get_global("occ_persistent", &gpu.shared.stream) {
+            Ok(view) => {
+                let len = view.len();
+                let (ptr, _sync) = view.device_ptr(&gpu.shared.stream);
+                (ptr, len)
+            }
+            Err(e) if e.0 == CUresult::CUDA_ERROR_NOT_FOUND => {
+                return Err(Error::InvalidLaunch(format!(
+                    "program `{name}` defines no `occ_persistent`: include <occupant.cuh> and use occ::PersistentKernel"
+                )))
+            }
+            Err(e) => return Err(driver_err("cuModuleGetGlobal(occ_persistent)", e)),
+        };
+        if state.1 < HEADER_BYTES + 4 * kind.state_words(PERSISTENT_MAX_GROUPS).min(64) {
+            return Err(Error::InvalidLaunch(format!(
+                "occ_persistent in `{name}` is {} bytes: mismatched persistent.cuh",
+                state.1
+            )));
+        }
+        Ok(PersistentProgram {
+            module,
+            barrier: kind,
+            state,
+        })
+    }
+
+    /// The loaded module (for its other kernels and attributes).
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    /// The barrier `occ::PersistentKernel::barrier` uses.
+    pub fn barrier(&self) -> BarrierKind {
+        self.barrier
+    }
+
+    /// Launches `kernel` with blocks of `block_threads` threads in discovery mode on the
+    /// hardware bound of resident blocks, with the default watchdog, and waits for it.
+    pub fn launch(
+        &self,
+        kernel: &str,
+        block_threads: usize,
+        args: &[Arg<'_>],
+    ) -> Result<PersistentReport> {
+        self.launch_with(
+            kernel,
+            &LaunchConfig::new(LaunchMode::Discovery, block_threads),
+            args,
+        )
+    }
+
+    /// The same with a full configuration (its mode is forced to [`LaunchMode::Discovery`];
+    /// a grid, shared memory, watchdog and host deadline are honoured).
+    pub fn launch_with(
+        &self,
+        kernel: &str,
+        cfg: &LaunchConfig,
+        args: &[Arg<'_>],
+    ) -> Result<PersistentReport> {
+        let mut cfg = cfg.clone();
+        cfg.mode = LaunchMode::Discovery;
+        let gpu = &self.module.inner.gpu;
+        let threads: usize = cfg.block.iter().product();
+        let launched = match cfg.grid {
+            Some(g) => g.iter().product(),
+            None => gpu.info.resident_blocks_bound(threads as u32) as usize,
+        };
+        if launched > PERSISTENT_MAX_GROUPS {
+            return Err(Error::InvalidLaunch(format!(
+                "persistent launch of `{kernel}` with {launched} blocks: occ::PersistentKernel holds state for {PERSISTENT_MAX_GROUPS}"
+            )));
+        }
+        let hint = self
+            .module
+            .max_active_blocks_per_sm(kernel, threads as u32, cfg.shared_bytes)?
+            .saturating_mul(gpu.info.sm_count)
+            .min(launched as u32);
+        let words = self.barrier.state_words(launched);
+        let bytes = (HEADER_BYTES + 4 * words).min(self.state.1);
+        let stream = gpu.stream.cu_stream();
+        // SAFETY: occ_persistent spans state.1 >= bytes bytes; both writes are ordered on the
+        // stream before the launch queued after them.
+        unsafe {
+            sys::cuMemsetD8Async(self.state.0, 0, bytes, stream)
+                .result()
+                .map_err(|e| driver_err("cuMemsetD8(occ_persistent)", e))?;
+            sys::cuMemsetD32Async(self.state.0, hint, 1, stream)
+                .result()
+                .map_err(|e| driver_err("cuMemsetD32(occ_persistent.hint)", e))?;
+        }
+        let launch = self.module.launch(kernel, &cfg, args)?;
+        Ok(PersistentReport {
+            participants: launch.participants.unwrap_or(0),
+            launched: launch.blocks,
+            hint,
+            barrier: self.barrier,
+            elapsed_us: launch.elapsed_us,
+            launch,
+        })
+    }
+}

@@ -1,0 +1,93 @@
+//! Shape-aware defaults on the CUDA backend: the machine abstraction's [`ShapeTable`] picks
+//! the fastest measured barrier and mutex for a launch shape (participants, block size,
+//! cluster size), and the front types take it with `with_default_kind_for(gpu, shape)`.
+//!
+//! Where the table comes from, first found wins: the device's stored machine abstraction
+//! (`MachineAbstraction::store_path`, written by `occupant bench primitives --backend cuda`),
+//! then the table built into the library for the device's kind (`shapes/<gpu>.json`, measured
+//! on such a GPU and committed with its results under `bench/results/<gpu>/`); with neither,
+//! the per-device default of [`Defaults`](super::Defaults).
+//!
+//! ```
+//! use occupant::cuda::sync::{builtin_shape_table, BarrierKind, MachineAbstraction};
+//! use occupant::model::{LaunchShape, ShapeClass, ShapeTable};
+//! # use occupant::cuda::sync::{Access, MemoryTiming};
+//! # let timings: Vec<MemoryTiming> = [true, false].iter().flat_map(|&c| occupant::cuda::sync::Access::ALL.iter().map(move |&a| MemoryTiming { access: a, contentious: c, total_ns: 100.0, ns_per_access: 0.1 })).collect();
+//! let mut m = MachineAbstraction::from_timings("Some GPU", (9, 0), 132, 1056, 1000, timings)?;
+//! m.shapes.record(ShapeClass::Barrier, "spread", LaunchShape::new(2112, 128), 1400.0);
+//! m.shapes.record(ShapeClass::Barrier, "atomic", LaunchShape::new(2112, 128), 3300.0);
+//! assert_eq!(m.barrier_for(LaunchShape::new(2000, 128)), BarrierKind::Spread);
+//! let _ = builtin_shape_table("NVIDIA H100 80GB HBM3"); // Some where one was measured
+//! # Ok::<(), occupant::Error>(())
+//! ```
+
+use super::kinds::{BarrierKind, MutexKind};
+use super::machine::{results_dir_name, MachineAbstraction};
+use super::objects::{Barrier, Mutex};
+use crate::cuda::Gpu;
+use crate::model::{LaunchShape, Result, ShapeClass, ShapeTable};
+
+/// The shape tables built into the library: (results folder name of the GPU, JSON).
+const BUILTIN: &[(&str, &str)] = &[("nvidia-h100", include_str!("shapes/nvidia-h100.json"))];
+
+/// The built-in shape table for a device name (matched by its results folder name, e.g.
+/// `nvidia-h100`), if the library has one.
+pub fn builtin_shape_table(device: &str) -> Option<ShapeTable> {
+    let key = results_dir_name(device);
+    BUILTIN
+        .iter()
+        .find(|(k, _)| *k == key)
+        .and_then(|(_, json)| ShapeTable::from_json(json).ok())
+}
+
+impl MachineAbstraction {
+    /// Fills an empty shape table from the built-in one of the device's kind.
+    pub fn with_builtin_shapes(mut self) -> Self {
+        if self.shapes.is_empty() {
+            if let Some(t) = builtin_shape_table(&self.device) {
+                self.shapes = t;
+            }
+        }
+        self
+    }
+
+    /// The default barrier for `shape`: the fastest measured at the nearest measured shape
+    /// (kinds that use thread-block clusters only for shapes with the same cluster size), else
+    /// the device default.
+    pub fn barrier_for(&self, shape: LaunchShape) -> BarrierKind {
+        self.shapes
+            .best_where(ShapeClass::Barrier, shape, |k| {
+                BarrierKind::parse(k).is_some()
+            })
+            .and_then(|(k, _)| BarrierKind::parse(k))
+            .unwrap_or(self.defaults.barrier)
+    }
+
+    /// The default mutex for `shape` (contending blocks, block size, cluster size), as
+    /// [`MachineAbstraction::barrier_for`].
+    pub fn mutex_for(&self, shape: LaunchShape) -> MutexKind {
+        self.shapes
+            .best_where(ShapeClass::Mutex, shape, |k| MutexKind::parse(k).is_some())
+            .and_then(|(k, _)| MutexKind::parse(k))
+            .unwrap_or(self.defaults.mutex)
+    }
+}
+
+impl Barrier {
+    /// With the fastest kind measured on this device for `shape` (participants, block size,
+    /// cluster size; see [`MachineAbstraction::barrier_for`]), sized for `shape.participants`.
+    pub fn with_default_kind_for(gpu: &Gpu, shape: LaunchShape) -> Result<Self> {
+        let kind = MachineAbstraction::for_gpu(gpu)?.barrier_for(shape);
+        Self::new(gpu, kind, shape.participants.max(1))
+    }
+}
+
+impl Mutex {
+    /// With the fastest kind measured on this device for `shape` (contending blocks, block
+    /// size, cluster size; see [`MachineAbstraction::mutex_for`]). Construct the device object
+    /// in every thread of the block (the cohort kind needs it; every kind allows it).
+    pub fn with_default_kind_for(gpu: &Gpu, shape: LaunchShape) -> Result<Self> {
+        let kind = MachineAbstraction::for_gpu(gpu)?.mutex_for(shape);
+        Self::new(gpu, kind)
+    }
+}

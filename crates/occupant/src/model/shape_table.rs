@@ -1,0 +1,189 @@
+//! Shape-aware defaults: which implementation of a primitive is fastest depends on the launch
+//! shape (participating groups, work-items per group, cluster size), not only on the device.
+//! A [`ShapeTable`] holds measured costs per (primitive, kind, shape); [`ShapeTable::best`]
+//! answers with the fastest kind measured at the measured shape nearest to the one asked for.
+//! Both backends keep one: the CUDA backend with the device's machine abstraction
+//! (`occupant::cuda::sync::MachineAbstraction::shapes`), the CPU backend built in
+//! (`occupant::cpu::sync::cpu_shape_table`).
+//!
+//! ```
+//! use occupant::model::{LaunchShape, ShapeClass, ShapeTable};
+//! let mut t = ShapeTable::new("example");
+//! t.record(ShapeClass::Barrier, "atomic", LaunchShape::new(132, 128), 1100.0);
+//! t.record(ShapeClass::Barrier, "spread", LaunchShape::new(132, 128), 950.0);
+//! t.record(ShapeClass::Barrier, "atomic", LaunchShape::new(2112, 128), 3300.0);
+//! t.record(ShapeClass::Barrier, "gather", LaunchShape::new(2112, 128), 1400.0);
+//! assert_eq!(t.best(ShapeClass::Barrier, LaunchShape::new(120, 128)).unwrap().0, "spread");
+//! assert_eq!(t.best(ShapeClass::Barrier, LaunchShape::new(1900, 128)).unwrap().0, "gather");
+//! assert!(t.best(ShapeClass::Mutex, LaunchShape::new(1, 128)).is_none());
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+/// A launch shape, as far as a primitive's speed depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LaunchShape {
+    /// Groups (blocks) taking part: barrier participants, contending groups of a mutex.
+    pub participants: usize,
+    /// Work-items (threads) per group.
+    pub block_threads: usize,
+    /// Groups per thread-block cluster (1: no clusters).
+    pub cluster: u32,
+}
+
+impl LaunchShape {
+    /// `participants` groups of `block_threads` work-items, no clusters.
+    pub fn new(participants: usize, block_threads: usize) -> Self {
+        Self {
+            participants,
+            block_threads,
+            cluster: 1,
+        }
+    }
+
+    /// The same in clusters of `cluster` groups.
+    pub fn with_cluster(self, cluster: u32) -> Self {
+        Self {
+            cluster: cluster.max(1),
+            ..self
+        }
+    }
+
+    /// Distance between shapes: log-ratio of participants plus log-ratio of block sizes (a
+    /// factor of two in either counts 1); shapes with another cluster size are farther than
+    /// any shape with the same one.
+    pub fn distance(&self, other: &LaunchShape) -> f64 {
+        let lr = |a: usize, b: usize| ((a.max(1) as f64) / (b.max(1) as f64)).log2().abs();
+        let d =
+            lr(self.participants, other.participants) + lr(self.block_threads, other.block_threads);
+        if self.cluster.max(1) == other.cluster.max(1) {
+            d
+        } else {
+            d + 1000.0
+        }
+    }
+}
+
+impl std::fmt::Display for LaunchShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}x{}", self.participants, self.block_threads)?;
+        if self.cluster > 1 {
+            write!(f, " (cluster {})", self.cluster)?;
+        }
+        Ok(())
+    }
+}
+
+/// The primitive a measurement is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShapeClass {
+    /// Inter-group barriers: ns per barrier.
+    Barrier,
+    /// Mutexes: ns per lock/unlock pair over the whole launch (1000 / Mops/s).
+    Mutex,
+}
+
+/// One measured cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShapeMeasurement {
+    /// The primitive.
+    pub class: ShapeClass,
+    /// The implementation's short name (the backend's `…Kind::name()`).
+    pub kind: String,
+    /// The shape it was measured at.
+    pub shape: LaunchShape,
+    /// Its cost in ns per operation (lower is faster).
+    pub ns_per_op: f64,
+}
+
+/// Measured costs by primitive, kind and shape. See the module documentation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShapeTable {
+    /// Where it was measured (device name, or the CPU executor and host).
+    pub measured_on: String,
+    /// The measurements.
+    pub measurements: Vec<ShapeMeasurement>,
+}
+
+impl ShapeTable {
+    /// An empty table for `measured_on`.
+    pub fn new(measured_on: &str) -> Self {
+        Self {
+            measured_on: measured_on.to_string(),
+            measurements: Vec::new(),
+        }
+    }
+
+    /// True when nothing was measured.
+    pub fn is_empty(&self) -> bool {
+        self.measurements.is_empty()
+    }
+
+    /// Records a cost (replacing an earlier one of the same class, kind and shape). Costs that
+    /// are not positive and finite are ignored.
+    pub fn record(&mut self, class: ShapeClass, kind: &str, shape: LaunchShape, ns_per_op: f64) {
+        if !(ns_per_op > 0.0 && ns_per_op.is_finite()) {
+            return;
+        }
+        self.measurements
+            .retain(|m| !(m.class == class && m.kind == kind && m.shape == shape));
+        self.measurements.push(ShapeMeasurement {
+            class,
+            kind: kind.to_string(),
+            shape,
+            ns_per_op,
+        });
+    }
+
+    /// The measured shape of `class` nearest to `shape` ([`LaunchShape::distance`]).
+    pub fn nearest_shape(&self, class: ShapeClass, shape: LaunchShape) -> Option<LaunchShape> {
+        self.measurements
+            .iter()
+            .filter(|m| m.class == class)
+            .map(|m| m.shape)
+            .min_by(|a, b| shape.distance(a).total_cmp(&shape.distance(b)))
+    }
+
+    /// Every kind measured at exactly `shape`, fastest first.
+    pub fn ranking(&self, class: ShapeClass, shape: LaunchShape) -> Vec<(&str, f64)> {
+        let mut v: Vec<(&str, f64)> = self
+            .measurements
+            .iter()
+            .filter(|m| m.class == class && m.shape == shape)
+            .map(|m| (m.kind.as_str(), m.ns_per_op))
+            .collect();
+        v.sort_by(|a, b| a.1.total_cmp(&b.1));
+        v
+    }
+
+    /// The fastest kind at the measured shape nearest to `shape`, with its cost; restricted to
+    /// the kinds `allowed` accepts (e.g. the kinds a backend knows). None when nothing fits.
+    pub fn best_where(
+        &self,
+        class: ShapeClass,
+        shape: LaunchShape,
+        allowed: impl Fn(&str) -> bool,
+    ) -> Option<(&str, f64)> {
+        let near = self
+            .measurements
+            .iter()
+            .filter(|m| m.class == class && allowed(&m.kind))
+            .map(|m| m.shape)
+            .min_by(|a, b| shape.distance(a).total_cmp(&shape.distance(b)))?;
+        self.ranking(class, near)
+            .into_iter()
+            .find(|(k, _)| allowed(k))
+    }
+
+    /// The fastest kind at the measured shape nearest to `shape`.
+    pub fn best(&self, class: ShapeClass, shape: LaunchShape) -> Option<(&str, f64)> {
+        self.best_where(class, shape, |_| true)
+    }
+
+    /// Parses a table from JSON.
+    pub fn from_json(text: &str) -> crate::Result<Self> {
+        serde_json::from_str(text)
+            .map_err(|e| crate::Error::Input(format!("not a shape table: {e}")))
+    }
+}

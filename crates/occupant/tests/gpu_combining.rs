@@ -1,0 +1,132 @@
+//! GPU correctness of the combining barriers (tree, gather, spread: message passing in every
+//! round, 0 violations) and the cohort mutex (exact counter), at one block per SM and at full
+//! occupancy, plus the shape-aware defaults. Skips with one line without a GPU; fails instead
+//! under OCCUPANT_REQUIRE_GPU=1. `combining_sanitizer_smoke` is the small run meant for
+//! compute-sanitizer (racecheck, synccheck).
+
+mod common;
+
+use common::gpu_or_skip;
+use occupant::cuda::sync::run::{run_barrier, run_mutex_clustered};
+use occupant::cuda::sync::{Barrier, BarrierKind, MachineAbstraction, Mutex, MutexKind};
+use occupant::cuda::Gpu;
+use occupant::model::{LaunchShape, Watchdog};
+use std::time::Duration;
+
+const ROUNDS: u32 = 100_000;
+const KINDS: [BarrierKind; 3] = [BarrierKind::Tree, BarrierKind::Gather, BarrierKind::Spread];
+
+fn wd() -> Watchdog {
+    Watchdog::default().with_timeout(Duration::from_secs(2))
+}
+
+fn check(gpu: &Gpu, kind: BarrierKind, launched: usize, threads: usize, rounds: u32) {
+    let r = run_barrier(gpu, kind, launched, threads, 1, rounds, true, wd())
+        .unwrap_or_else(|e| panic!("{kind} {launched}x{threads}: {e}"));
+    println!(
+        "{kind}: {launched}x{threads} launched, {} participants (bound {}), {:.0} ns/barrier, {} violations",
+        r.participants, r.occupancy_bound, r.ns_per_barrier, r.violations
+    );
+    assert!(r.participants >= 1 && r.participants <= r.occupancy_bound.max(launched));
+    assert!(r.ids_contiguous, "{kind}: participant ids are not 0..n-1");
+    assert_eq!(
+        r.violations, 0,
+        "{kind}: message passing across the barrier failed"
+    );
+}
+
+#[test]
+fn combining_barriers_pass_messages_in_every_shape() {
+    let Some(gpu) = gpu_or_skip("combining_barriers_pass_messages_in_every_shape") else {
+        return;
+    };
+    let sms = gpu.info().sm_count as usize;
+    for threads in [128usize, 256, 1024] {
+        // One block per SM, and twice the hardware bound (discovery keeps the co-resident).
+        let full = 2 * gpu.info().resident_blocks_bound(threads as u32) as usize;
+        for kind in KINDS {
+            check(&gpu, kind, sms, threads, ROUNDS);
+            check(&gpu, kind, full, threads, ROUNDS / 4);
+        }
+    }
+    // Odd participant counts (buckets with unequal counts, SMs with one block).
+    for kind in KINDS {
+        for n in [1usize, 2, 3, 50, 129, 200] {
+            check(&gpu, kind, n, 64, 2000);
+        }
+    }
+}
+
+#[test]
+fn cohort_mutex_counts_every_acquisition() {
+    let Some(gpu) = gpu_or_skip("cohort_mutex_counts_every_acquisition") else {
+        return;
+    };
+    let full = gpu.info().resident_blocks_bound(128) as usize;
+    for cluster in [1u32, 2, 4, 8] {
+        for blocks in [1usize, 33, full] {
+            let iters = (ROUNDS as usize).div_ceil(blocks).max(50) as u32;
+            let r = run_mutex_clustered(
+                &gpu,
+                MutexKind::Cohort,
+                blocks,
+                128,
+                cluster,
+                iters,
+                true,
+                wd(),
+            )
+            .unwrap_or_else(|e| panic!("cohort cluster {cluster} {blocks} blocks: {e}"));
+            println!(
+                "cohort cluster {cluster}: {blocks} blocks x {iters}: counter {} ({:.2} Mops/s)",
+                r.counter, r.mops
+            );
+            assert_eq!(r.counter, blocks as u64 * u64::from(iters), "lost updates");
+        }
+    }
+}
+
+#[test]
+fn shape_aware_defaults_build_working_objects() {
+    let Some(gpu) = gpu_or_skip("shape_aware_defaults_build_working_objects") else {
+        return;
+    };
+    let m = MachineAbstraction::for_gpu(&gpu).unwrap();
+    let sms = gpu.info().sm_count as usize;
+    for (p, t) in [
+        (sms, 128usize),
+        (16 * sms, 128),
+        (8 * sms, 256),
+        (2 * sms, 1024),
+    ] {
+        let shape = LaunchShape::new(p, t);
+        let b = Barrier::with_default_kind_for(&gpu, shape).unwrap();
+        assert_eq!(b.kind(), m.barrier_for(shape));
+        assert!(b.capacity() >= p);
+        let mx = Mutex::with_default_kind_for(&gpu, shape).unwrap();
+        assert_eq!(mx.kind(), m.mutex_for(shape));
+        println!("{shape}: barrier {}, mutex {}", b.kind(), mx.kind());
+        if b.kind() != BarrierKind::Hierarchical {
+            let r = run_barrier(&gpu, b.kind(), p, t, 1, 1000, true, wd()).unwrap();
+            assert_eq!(r.violations, 0);
+        }
+    }
+}
+
+/// Small runs for `compute-sanitizer --tool racecheck|synccheck`.
+#[test]
+fn combining_sanitizer_smoke() {
+    let Some(gpu) = gpu_or_skip("combining_sanitizer_smoke") else {
+        return;
+    };
+    let w = Watchdog::default().with_timeout(Duration::from_secs(60));
+    for kind in KINDS {
+        let r = run_barrier(&gpu, kind, 16, 128, 1, 50, true, w).unwrap();
+        assert_eq!(r.violations, 0);
+    }
+    for cluster in [1u32, 2] {
+        let r =
+            run_mutex_clustered(&gpu, MutexKind::Cohort, 16, 128, cluster, 20, true, w).unwrap();
+        assert_eq!(r.counter, 16 * 20);
+    }
+}

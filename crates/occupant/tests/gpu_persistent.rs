@@ -1,0 +1,128 @@
+//! GPU tests of the persistent-kernel API (`PersistentProgram`, `occ::PersistentKernel`) with every
+//! barrier kind, and of the host-loop tools (`Gpu::capture`, `PinnedScalar`). Skips with one
+//! line without a GPU; fails instead under OCCUPANT_REQUIRE_GPU=1.
+
+mod common;
+
+use common::gpu_or_skip;
+use occupant::args;
+use occupant::cuda::sync::BarrierKind;
+use occupant::cuda::{LaunchConfig, PersistentProgram};
+
+/// Each round every participating thread adds to its own slots, then the barrier; after the
+/// barrier block 0 checks that every slot of the round is complete (a missed barrier shows).
+const SRC: &str = r#"#include <occupant.cuh>
+extern "C" __global__ void rounds(unsigned* data, unsigned n, unsigned rounds, unsigned* errors,
+                                  unsigned* groups) {
+  occ::PersistentKernel p;
+  if (!p.participating()) return;
+  if (p.thread_id() == 0) *groups = p.num_groups();
+  for (unsigned r = 1; r <= rounds; ++r) {
+    for (unsigned i = p.thread_id(); i < n; i += p.num_threads()) data[i] += 1;
+    if (!p.barrier()) return;
+    for (unsigned i = p.thread_id(); i < n; i += p.num_threads()) {
+      const unsigned j = (i + 7919u * p.num_threads()) % n;  // someone else's slot
+      if (*(volatile unsigned*)&data[j] < r) atomicAdd(errors, 1u);
+    }
+    if (!p.barrier()) return;
+  }
+}
+"#;
+
+#[test]
+fn persistent_rounds_with_every_barrier() {
+    let Some(gpu) = gpu_or_skip("persistent_rounds_with_every_barrier") else {
+        return;
+    };
+    let n = 1u32 << 20;
+    for &kind in BarrierKind::ALL {
+        let prog = PersistentProgram::compile_with_barrier(
+            &gpu,
+            kind,
+            "persistent_rounds.cu",
+            SRC,
+            &Default::default(),
+        )
+        .unwrap();
+        for threads in [128usize, 256, 1024] {
+            let data = gpu.alloc_zeroed::<u32>(n as usize).unwrap();
+            let errors = gpu.alloc_zeroed::<u32>(1).unwrap();
+            let groups = gpu.alloc_zeroed::<u32>(1).unwrap();
+            let r = prog
+                .launch("rounds", threads, &args![&data, n, 50u32, &errors, &groups])
+                .unwrap();
+            assert!(
+                r.participants >= gpu.info().sm_count,
+                "{kind} {threads}: {r:?}"
+            );
+            assert_eq!(groups.to_vec().unwrap()[0], r.participants);
+            assert_eq!(errors.to_vec().unwrap()[0], 0, "{kind} {threads}");
+            assert!(data.to_vec().unwrap().iter().all(|&x| x == 50));
+            println!(
+                "{kind} x{threads}: {} of {} blocks (hint {}), {:.0} µs",
+                r.participants, r.launched, r.hint, r.elapsed_us
+            );
+        }
+    }
+    // The default barrier (machine abstraction), twice on one program: state is re-zeroed.
+    let prog =
+        PersistentProgram::compile(&gpu, "persistent_rounds.cu", SRC, &Default::default()).unwrap();
+    for _ in 0..2 {
+        let data = gpu.alloc_zeroed::<u32>(n as usize).unwrap();
+        let errors = gpu.alloc_zeroed::<u32>(1).unwrap();
+        let groups = gpu.alloc_zeroed::<u32>(1).unwrap();
+        prog.launch_with(
+            "rounds",
+            &LaunchConfig::new(occupant::cuda::LaunchMode::Plain, 256),
+            &args![&data, n, 20u32, &errors, &groups],
+        )
+        .unwrap();
+        assert_eq!(errors.to_vec().unwrap()[0], 0);
+    }
+}
+
+#[test]
+fn a_kernel_without_persistent_is_a_clear_error() {
+    let Some(gpu) = gpu_or_skip("a_kernel_without_persistent_is_a_clear_error") else {
+        return;
+    };
+    let e = PersistentProgram::compile(
+        &gpu,
+        "plain.cu",
+        "extern \"C\" __global__ void k() {}",
+        &Default::default(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("occ_persistent"), "{e}");
+}
+
+#[test]
+fn captured_graph_and_pinned_read() {
+    let Some(gpu) = gpu_or_skip("captured_graph_and_pinned_read") else {
+        return;
+    };
+    let m = gpu
+        .compile(
+            "inc_graph.cu",
+            "extern \"C\" __global__ void inc(unsigned* p) { if (threadIdx.x == 0) atomicAdd(p, 1u); }",
+            &Default::default(),
+        )
+        .unwrap();
+    let counter = gpu.alloc_zeroed::<u32>(2).unwrap();
+    let cfg = LaunchConfig::plain(8, 32);
+    let graph = gpu
+        .capture(|| {
+            for _ in 0..3 {
+                m.enqueue("inc", &cfg, &args![&counter])?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let flag = gpu.pinned_scalar::<u32>().unwrap();
+    assert_eq!(flag.read(&counter, 0).unwrap(), 0, "capture ran nothing");
+    for i in 1..=4u32 {
+        graph.launch().unwrap();
+        assert_eq!(flag.read(&counter, 0).unwrap(), 24 * i);
+    }
+    assert!(flag.read(&counter, 2).is_err());
+}
