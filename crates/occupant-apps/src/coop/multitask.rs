@@ -455,11 +455,22 @@ impl Matmul {
         };
         let (n1, n2) = (160usize, 320usize);
         let (t1, t2) = (time(n1)?, time(n2)?);
-        let b = ((t2 - t1) / ((n2.pow(3) - n1.pow(3)) as f64)).max(1e-12);
+        // On a loaded host the two timings can be noisy: the slope is at least half of what
+        // the larger size alone implies.
+        let b = ((t2 - t1) / ((n2.pow(3) - n1.pow(3)) as f64)).max(t2 / n2.pow(3) as f64 / 2.0);
         let a = (t1 - b * n1.pow(3) as f64).max(0.0);
-        let n = (((exec_ms - a).max(exec_ms * 0.1) / b).cbrt() / 8.0).round() as usize * 8;
-        let n = n.clamp(16, 4096);
-        Ok((n, time(n)?))
+        let size = |ms: f64, b: f64| {
+            ((((ms - a).max(ms * 0.1) / b).cbrt() / 8.0).round() as usize * 8).clamp(16, 2048)
+        };
+        let mut n = size(exec_ms, b);
+        let mut t = time(n)?;
+        // One correction if the result is far off (more than 2× either way).
+        if t > 2.0 * exec_ms || t < exec_ms / 2.0 {
+            n = ((n as f64 * (exec_ms / t.max(1e-3)).cbrt() / 8.0).round() as usize * 8)
+                .clamp(16, 2048);
+            t = time(n)?;
+        }
+        Ok((n, t))
     }
 }
 
