@@ -1,7 +1,9 @@
-//! The multitasking experiment of seed 000 §5 on the CPU backend: a cooperative work-stealing
-//! app runs on a [`CoopScheduler`] of `units` compute units while another thread requests a
+//! The multitasking experiment of seed 000 §5 on the CPU backend: a cooperative app
+//! (work stealing: octree, game; resizing barriers: bfs, sssp) runs on a [`CoopScheduler`] of
+//! `units` compute units while another thread requests a
 //! matrix multiplication every `P` ms on a share of the units (the kernel gives them up at
-//! `offer_kill`, gets them back by `request_fork`). The matmul is sized to take `E` ms on all
+//! `offer_kill` or a resizing barrier, gets them back by `request_fork` or at a resizing
+//! barrier). The matmul is sized to take `E` ms on all
 //! the units. Measured per request: gather time (request → units free), execution time,
 //! response time, period met; per run: the app's slowdown against running alone, the
 //! overhead of the cooperative app against its persistent (non-cooperative) version, and the
@@ -189,7 +191,7 @@ impl App {
     }
 
     /// Parses `octree` or `game` with default sizes for the experiment (about a second on a
-    /// few cores).
+    /// few cores); `bfs`/`sssp` need a graph ([`App::graph`]).
     pub fn parse(s: &str) -> Result<App> {
         match s {
             "octree" => Ok(App::Octree(octree::OctreeParams {
