@@ -4,7 +4,7 @@
 # them (release, stripped) into a git-ignored folder with a runner. Step 2, one device `run`:
 #   carry: [".gpu-i11"]   command: bash .gpu-i11/run.sh [steps...]   timeout_s: <= 420
 # Steps (default all, in this order; each under its own `timeout`): primitives launch combining
-# watchdog sync sanitizer. Results: $OUT/results.tar.gz (what goes under
+# watchdog gpu sync sanitizer. Results: $OUT/results.tar.gz (what goes under
 # bench/results/<gpu>/i11-primitives/) and $OUT/summary.txt.
 # Environment: GPU_DIR (default <repo>/.gpu-i11; must be git-ignored where the device tool
 # takes the tree from), CARGO_TARGET_DIR.
@@ -15,7 +15,7 @@ target="${CARGO_TARGET_DIR:-$root/target}"
 cd "$root"
 cargo build --release -p occupant-cli
 exes=$(cargo test --release --no-run -p occupant --test gpu_combining --test gpu_watchdog_flag \
-  --test gpu_sync --message-format=json 2>/dev/null | python3 -c '
+  --test gpu_sync --test gpu --message-format=json 2>/dev/null | python3 -c '
 import json, sys
 for line in sys.stdin:
     try: m = json.loads(line)
@@ -43,7 +43,7 @@ export OCCUPANT_MACHINE_DIR="$res/machine" OCCUPANT_CACHE_DIR="$(mktemp -d)"
 export OCCUPANT_COMMIT="$(cat "$here/COMMIT")"
 cp "$here/COMMIT" "$res/COMMIT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >"$res/nvidia-smi.txt" 2>&1
-steps="${*:-primitives launch combining watchdog sync sanitizer}"
+steps="${*:-primitives launch combining watchdog gpu sync sanitizer}"
 sum="$out/summary.txt"
 step() { # name timeout command...
   local name=$1 limit=$2; shift 2
@@ -61,6 +61,8 @@ for s in $steps; do
       grep -E "^test |test result|panicked|ns/barrier|Mops" "$res/test-gpu_combining.log" | grep -vE "x(128|256|1024) launched" | head -40 >>"$sum" ;;
     watchdog) step test-gpu_watchdog_flag 30 "$here/test-gpu_watchdog_flag" --test-threads=1 --nocapture
       grep -E "test result|panicked" "$res/test-gpu_watchdog_flag.log" >>"$sum" ;;
+    gpu) step test-gpu 60 "$here/test-gpu" --test-threads=1 --nocapture
+      grep -E "test result|panicked|^test " "$res/test-gpu.log" >>"$sum" ;;
     sync) step test-gpu_sync 90 "$here/test-gpu_sync" --test-threads=1 --nocapture
       grep -E "test result|panicked|^test " "$res/test-gpu_sync.log" >>"$sum" ;;
     sanitizer)

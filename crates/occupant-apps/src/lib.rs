@@ -4,4 +4,6 @@
 
 pub mod apps;
 pub mod coop;
+pub mod coop_cuda;
 pub mod graph;
+pub mod nested;

@@ -20,6 +20,7 @@ fn graph_apps_compile_every_way() {
         }
     }
     let mut ways = vec![CompileOptions::default().option("-DOCC_APP_HOST_LOOP")];
+    ways.push(CompileOptions::default().option("-DOCC_APP_MIN_BLOCKS=8"));
     for kind in BarrierKind::ALL {
         ways.push(
             CompileOptions::default()

@@ -86,6 +86,12 @@ fn table(r: &CpuVsPoclReport) -> String {
         "PoCL device {} ({} compute units) vs occupant OccupancyBound {{ compute_units: {} }}; host cores {}; min of {} interleaved rounds (ms)",
         r.pocl_device, r.pocl_compute_units, r.threads, r.host_cores, r.runs
     );
+    if let Some((before, after)) = r.load_average {
+        let _ = writeln!(
+            s,
+            "host load average (1 min) {before:.1} before, {after:.1} after: a busy shared host makes every figure noisy"
+        );
+    }
     let _ = writeln!(
         s,
         "{:<10} {:>9} {:>11} {:>8} {:>11} {:>8} {:>6}",
@@ -146,8 +152,8 @@ fn table(r: &CpuVsPoclReport) -> String {
 fn svg(r: &CpuVsPoclReport) -> String {
     let (w, h, left, top, bottom) = (760.0, 380.0, 60.0, 40.0, 60.0);
     let plot_h = h - top - bottom;
-    let (lo, hi) = (0.1f64.ln(), 20f64.ln());
-    let y = |v: f64| top + plot_h * (1.0 - (v.clamp(0.1, 20.0).ln() - lo) / (hi - lo));
+    let (lo, hi) = (0.1f64.ln(), 100f64.ln());
+    let y = |v: f64| top + plot_h * (1.0 - (v.clamp(0.1, 100.0).ln() - lo) / (hi - lo));
     let mut s = format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">
 <rect width="100%" height="100%" fill="white"/>
@@ -157,7 +163,7 @@ fn svg(r: &CpuVsPoclReport) -> String {
         r.threads,
         r.runs
     );
-    for v in [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0] {
+    for v in [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0] {
         let _ = writeln!(
             s,
             r##"<line x1="{left}" x2="{}" y1="{y0:.1}" y2="{y0:.1}" stroke="#ddd"/><text x="{}" y="{:.1}" text-anchor="end">{v}×</text>"##,

@@ -9,7 +9,9 @@ use occupant::cuda::sync::run::{
     run_barrier, run_grid_sync, run_mutex_clustered, run_naive_barrier, run_semaphore, BarrierRun,
     MutexRun, SemaphoreRun,
 };
-use occupant::cuda::sync::{BarrierKind, MachineAbstraction, MutexKind, SemaphoreKind};
+use occupant::cuda::sync::{
+    builtin_shape_table, BarrierKind, MachineAbstraction, MutexKind, SemaphoreKind,
+};
 use occupant::model::{LaunchShape, ShapeClass, ShapeTable, Watchdog};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -55,6 +57,10 @@ struct ShapeSummary {
     best_over_grid_sync: Option<f64>,
     default_kind: String,
     default_over_best: Option<f64>,
+    /// The default the library's built-in table (an earlier run) chooses, and its cost in
+    /// this run over this run's best: an independent check of the shape-aware default.
+    builtin_default_kind: Option<String>,
+    builtin_default_over_best: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -195,7 +201,21 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
                 .map(|r| format!("{} {:.2}", mutex_label(r.kind, r.cluster), r.mops))
                 .unwrap_or_default()
         };
-        println!("  {b:>5} blocks: {} / {}", best(false), best(true));
+        let builtin = builtin_shape_table(&info.name).and_then(|t| {
+            t.best_where(ShapeClass::Mutex, LaunchShape::new(b, 128), |k| {
+                MutexKind::parse(k).is_some()
+            })
+            .map(|(k, _)| k.to_string())
+        });
+        let builtin = builtin
+            .and_then(|k| {
+                let r = mutex
+                    .iter()
+                    .find(|r| r.blocks == b && r.cluster == 1 && r.kind.name() == k)?;
+                Some(format!("; built-in default {k} {:.2}", r.mops))
+            })
+            .unwrap_or_default();
+        println!("  {b:>5} blocks: {} / {}{builtin}", best(false), best(true));
     }
 
     println!("semaphore throughput, Mops/s (wait+post, empty section)");
@@ -308,6 +328,20 @@ fn summarise(
             (Some((_, d)), Some((_, b))) if *b > 0.0 => Some(d / b),
             _ => None,
         };
+        let builtin = builtin_shape_table(&table.measured_on).and_then(|t| {
+            t.best_where(ShapeClass::Barrier, query, |k| {
+                BarrierKind::parse(k).is_some()
+            })
+            .map(|(k, _)| k.to_string())
+        });
+        let builtin_ratio = builtin.as_ref().and_then(|k| {
+            let here = table
+                .ranking(ShapeClass::Barrier, query)
+                .into_iter()
+                .find(|(n, _)| n == k)?
+                .1;
+            Some(here / best.as_ref()?.1)
+        });
         println!(
             "  {shape:<10} best {:<28} grid.sync {:>7.0} ns  ratio {:.2}  default {} ({:.2}x best)",
             best.as_ref()
@@ -325,7 +359,14 @@ fn summarise(
             best_over_grid_sync: ratio,
             default_kind: default.map(|d| d.0).unwrap_or_default(),
             default_over_best: dob,
+            builtin_default_kind: builtin,
+            builtin_default_over_best: builtin_ratio,
         });
+        if let Some(s) = v.last() {
+            if let (Some(k), Some(r)) = (&s.builtin_default_kind, s.builtin_default_over_best) {
+                println!("  {shape:<10} built-in table's default {k}: {r:.2}x this run's best");
+            }
+        }
     }
     v
 }
@@ -396,6 +437,9 @@ fn plots(
         true,
         true,
     )?;
+    if out.semaphore.is_empty() {
+        return Ok(()); // --no-semaphores
+    }
     let full = out
         .semaphore
         .iter()

@@ -1,6 +1,7 @@
 //! `occupant`: the command-line front end of the occupant toolkit.
 
 mod backend_arg;
+mod bench_apps;
 mod bench_primitives;
 mod cli_values;
 mod cpu_bench_primitives;
@@ -12,6 +13,7 @@ mod cuda_bench_memory;
 mod cuda_bench_primitives;
 mod cuda_info;
 mod cuda_launch_bench;
+mod forkjoin_cmd;
 mod graph_cmd;
 mod info;
 mod linear_plot;
@@ -51,10 +53,10 @@ enum Command {
     /// Graphs: generate to a file, print statistics.
     #[command(subcommand)]
     Graph(graph_cmd::GraphCommand),
-    /// Cooperative kernels (seed 000 §5): a cooperative app lends compute units to a periodic other launch.
-    Multitask(multitask_cmd::MultitaskArgs),
     /// Run a graph application (bfs, sssp, sssp-worklist, color, mis, bc, pagerank, cc).
     Run(run_cmd::RunArgs),
+    /// Cooperative kernels (seed 000 §5): a cooperative app lends compute units to a periodic other launch.
+    Multitask(multitask_cmd::MultitaskArgs),
 }
 
 #[derive(Subcommand)]
@@ -69,6 +71,12 @@ enum BenchCommand {
     Memory(cuda_bench_memory::MemoryBenchArgs),
     /// The CPU executor against PoCL on the same OpenCL kernels and thread count.
     CpuVsPocl(cpu_vs_pocl::CpuVsPoclArgs),
+    /// Graph applications, apps × inputs × variants: speedups over multi-kernel / multi-launch.
+    Apps(bench_apps::AppsBenchArgs),
+    /// Fork-join construct overheads (EPCC syncbench, Bull's method): `--backend cpu|cuda`.
+    Forkjoin(forkjoin_cmd::ForkjoinArgs),
+    /// The nested-parallelism suite: SPMD vs fork-join nested kernels (CUDA).
+    Nested(forkjoin_cmd::NestedArgs),
 }
 
 fn main() -> ExitCode {
@@ -96,13 +104,16 @@ fn main() -> ExitCode {
         Command::Bench(BenchCommand::Discovery(a)) => cuda_bench_discovery::run(&a),
         Command::Bench(BenchCommand::Memory(a)) => cuda_bench_memory::run(&a),
         Command::Bench(BenchCommand::CpuVsPocl(a)) => cpu_vs_pocl::run(&a),
+        Command::Bench(BenchCommand::Apps(a)) => bench_apps::run(&a),
+        Command::Bench(BenchCommand::Forkjoin(a)) => forkjoin_cmd::run_forkjoin(&a),
+        Command::Bench(BenchCommand::Nested(a)) => forkjoin_cmd::run_nested(&a),
         Command::Discover(args) if args.backend == backend_arg::Backend::Cuda => {
             cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
         }
         Command::Discover(args) => cpu_discover::run(&args),
         Command::Graph(cmd) => graph_cmd::run(&cmd),
-        Command::Multitask(a) => multitask_cmd::run(&a),
         Command::Run(a) => run_cmd::run(&a),
+        Command::Multitask(a) => multitask_cmd::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

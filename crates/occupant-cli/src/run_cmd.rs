@@ -6,6 +6,8 @@ use crate::cli_values::at_least_one;
 use crate::output_path;
 use clap::Args;
 use occupant::cpu::{ExecModel, Executor};
+use occupant::cuda::Gpu;
+use occupant_apps::apps::cuda::{AppPrograms, CudaInput};
 use occupant_apps::apps::{
     run_cpu_with, verify, AppKind, AppOutput, AppParams, CpuOptions, RunReport, Variant,
 };
@@ -62,7 +64,7 @@ pub struct RunArgs {
     /// CPU: work-items per group.
     #[arg(long, default_value_t = 1, value_parser = at_least_one::<usize>)]
     local_size: usize,
-    /// PageRank: stop when no rank moves by more than this.
+    /// PageRank: stop when the ranks move by at most this in L1 norm (sum of changes).
     #[arg(long, default_value_t = 1e-6)]
     tolerance: f64,
     /// PageRank: damping factor.
@@ -137,6 +139,7 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         max_iterations: a.max_iterations,
         seed: a.seed,
     };
+    let mut runner = Runner::new(a, app, &g, &p)?;
     let mut reports = Vec::new();
     let mut first_output: Option<AppOutput> = None;
     let mut failures = Vec::new();
@@ -144,7 +147,7 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         let mut runs = Vec::new();
         let mut out = None;
         for _ in 0..a.runs {
-            let (o, mut r) = run_one(a, app, variant, &g, &p)?;
+            let (o, mut r) = runner.run(app, variant, &g, &p)?;
             r.graph = source.to_string();
             if a.verify {
                 let check = verify(app, &g, &p, &o);
@@ -192,41 +195,57 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
     }
 }
 
-fn run_one(
-    a: &RunArgs,
-    app: AppKind,
-    variant: Variant,
-    g: &Csr,
-    p: &AppParams,
-) -> Result<(AppOutput, RunReport), String> {
-    if variant.is_cuda() {
-        return run_cuda(app, variant, g, p);
-    }
-    let model = match a.compute_units {
-        Some(compute_units) => ExecModel::OccupancyBound { compute_units },
-        None => ExecModel::default_occupancy(),
-    };
-    let exec = Executor::new(model);
-    let opts = CpuOptions {
-        groups: a.groups,
-        local_size: a.local_size,
-    };
-    run_cpu_with(&exec, app, variant, g, p, &opts).map_err(|e| e.to_string())
+/// The backend a run goes to: the CPU executor, or a GPU with the applications' programs
+/// compiled once and the input prepared (uploaded) once for every variant and run.
+enum Runner {
+    Cpu {
+        exec: Executor,
+        opts: CpuOptions,
+    },
+    Cuda {
+        progs: Box<AppPrograms>,
+        input: Box<CudaInput>,
+    },
 }
 
-// I10-MERGE: the CUDA half of issue 10 (branch i10-cuda-apps) provides
-// `occupant_apps::apps::run_cuda(&Gpu, app, variant, g, p)`; at merge time this becomes
-//     let gpu = occupant::cuda::Gpu::open(0).map_err(|e| e.to_string())?;
-//     occupant_apps::apps::run_cuda(&gpu, app, variant, g, p).map_err(|e| e.to_string())
-fn run_cuda(
-    app: AppKind,
-    variant: Variant,
-    _g: &Csr,
-    _p: &AppParams,
-) -> Result<(AppOutput, RunReport), String> {
-    Err(format!(
-        "{app} {variant} on CUDA: the CUDA applications are not in this build (branch i10-cuda-apps)"
-    ))
+impl Runner {
+    fn new(a: &RunArgs, app: AppKind, g: &Csr, p: &AppParams) -> Result<Self, String> {
+        if a.backend == Backend::Cuda {
+            let gpu = Gpu::open(0).map_err(|e| e.to_string())?;
+            let progs = AppPrograms::compile(&gpu, None).map_err(|e| e.to_string())?;
+            let input = CudaInput::prepare(&gpu, app, g, p).map_err(|e| e.to_string())?;
+            return Ok(Runner::Cuda {
+                progs: Box::new(progs),
+                input: Box::new(input),
+            });
+        }
+        let model = match a.compute_units {
+            Some(compute_units) => ExecModel::OccupancyBound { compute_units },
+            None => ExecModel::default_occupancy(),
+        };
+        Ok(Runner::Cpu {
+            exec: Executor::new(model),
+            opts: CpuOptions {
+                groups: a.groups,
+                local_size: a.local_size,
+            },
+        })
+    }
+
+    fn run(
+        &mut self,
+        app: AppKind,
+        variant: Variant,
+        g: &Csr,
+        p: &AppParams,
+    ) -> Result<(AppOutput, RunReport), String> {
+        match self {
+            Runner::Cpu { exec, opts } => {
+                run_cpu_with(exec, app, variant, g, p, opts).map_err(|e| e.to_string())
+            }
+            Runner::Cuda { progs, input } => input.run(progs, variant).map_err(|e| e.to_string()),
+        }
+    }
 }
 
 fn print_summary(runs: &[RunReport]) {

@@ -21,7 +21,7 @@ pub enum AppKind {
     /// Brandes betweenness centrality, the dependencies of one source (Pannotia's per-source
     /// kernels: forward BFS counting shortest paths, backward accumulation).
     Bc,
-    /// PageRank, pull-based Jacobi iteration until the largest change is below the tolerance.
+    /// PageRank, pull-based Jacobi iteration until the change (L1 norm) is below the tolerance.
     PageRank,
     /// Connected components by label propagation (on the undirected graph): every vertex ends
     /// with the smallest vertex id of its component.

@@ -7,6 +7,7 @@
 //! [`RunReport`]. [`prep`] holds the host-side preparation every backend does the same way
 //! (undirected graph, transpose, vertex priorities).
 
+pub mod bench;
 pub mod cpu;
 pub mod cuda;
 mod kind;
@@ -14,6 +15,7 @@ mod output;
 mod params;
 pub mod prep;
 mod report;
+mod svg;
 mod variant;
 mod verify;
 
@@ -24,5 +26,6 @@ pub use output::AppOutput;
 pub use params::AppParams;
 pub use prep::undirected;
 pub use report::RunReport;
+pub use svg::speedup_svg;
 pub use variant::Variant;
 pub use verify::{reference, verify};

@@ -13,7 +13,8 @@ use serde::Serialize;
 pub struct AppParams {
     /// Source vertex of bfs, sssp, sssp-worklist and bc.
     pub source: u32,
-    /// PageRank stops when no rank changed by more than this in one iteration (default 1e-6).
+    /// PageRank stops when the ranks changed by at most this in L1 norm (`Σ|r' − r|`) in one
+    /// iteration (default 1e-6).
     pub tolerance: f64,
     /// PageRank damping factor (default 0.85).
     pub damping: f64,

@@ -1,7 +1,7 @@
 //! The CPU executor: work-groups on a pool of compute units (OS threads).
 
 use super::exec_model::ExecModel;
-use super::group::{Group, GroupInfo, StackSource};
+use super::group::{self, Group, GroupInfo, StackSource, UnitCoroutines};
 use super::group_body::{GroupBody, GroupOutcome};
 use super::launch::Launch;
 use super::memory::LocalMemory;
@@ -9,6 +9,7 @@ use super::quiet_panics::{self, RunningKernel};
 use super::rng::permutation;
 use super::stack_pool::StackPool;
 use super::start_gate::StartGate;
+use super::unit_threads::{UnitThreads, MAX_KEPT};
 use super::watchdog::{CpuWaiter, LaunchState, Unwind};
 use super::work_item::WorkItem;
 use crate::model::{delinearize, Error, NDRange, Result, Watchdog};
@@ -114,6 +115,8 @@ pub struct Executor {
     config: ExecutorConfig,
     pools: Mutex<Vec<StackPool>>,
     stacks_allocated: AtomicUsize,
+    /// Compute-unit threads kept for the next launch (joined when the executor drops).
+    unit_threads: Mutex<UnitThreads>,
 }
 
 impl Default for Executor {
@@ -151,6 +154,7 @@ impl Executor {
             config,
             pools: Mutex::new(Vec::new()),
             stacks_allocated: AtomicUsize::new(0),
+            unit_threads: Mutex::new(UnitThreads::default()),
         }
     }
 
@@ -271,64 +275,85 @@ impl Executor {
             units,
         };
         let gate = StartGate::default();
-        std::thread::scope(|s| {
-            let mut spawned_units = 0;
-            for unit in 0..units {
-                let (run, next, started, order, gate) = (&run, &next, &started, &order, &gate);
-                let fixed = (model == ExecModel::Fair).then_some(unit);
-                let spawned = std::thread::Builder::new()
-                    .name(format!("occupant-cu{unit}"))
-                    .stack_size(self.config.thread_stack_size)
-                    .spawn_scoped(s, move || {
-                        let _kernel = RunningKernel::enter();
-                        let mut pool = self.take_pool();
-                        gate.arrive_and_wait();
-                        // Counted here and added once: a shared counter per group would be
-                        // one more contended read-modify-write per group.
-                        let mut started_here = 0;
-                        // Groups claimed but not started yet: `batch` at a time (see
-                        // `Launch::independent_groups`), otherwise one.
-                        let (mut cur, mut end) = (0, 0);
-                        loop {
-                            if run.state.aborted() {
-                                break;
-                            }
-                            let i = match fixed {
-                                Some(u) => u,
-                                None => {
-                                    if cur == end {
-                                        cur = next.fetch_add(batch, Ordering::Relaxed);
-                                        end = cur.saturating_add(batch).min(groups);
-                                    }
-                                    cur += 1;
-                                    cur - 1
-                                }
-                            };
-                            if i >= groups {
-                                break;
-                            }
-                            started_here += 1;
-                            let g = order.as_ref().map_or(i, |o| o[i]);
-                            run.group(g, &mut pool);
-                            if fixed.is_some() {
-                                break;
-                            }
+        // What compute unit `unit` does: take groups until none is left.
+        let unit_loop = |unit: usize| {
+            let (run, next, started, order, gate) = (&run, &next, &started, &order, &gate);
+            let fixed = (model == ExecModel::Fair).then_some(unit);
+            let _kernel = RunningKernel::enter();
+            let mut pool = self.take_pool();
+            gate.arrive_and_wait();
+            // Counted here and added once: a shared counter per group would be
+            // one more contended read-modify-write per group.
+            let mut started_here = 0;
+            // Groups claimed but not started yet: `batch` at a time (see
+            // `Launch::independent_groups`), otherwise one.
+            let (mut cur, mut end) = (0, 0);
+            let mut unit = B::Unit::default();
+            loop {
+                if run.state.aborted() {
+                    break;
+                }
+                let i = match fixed {
+                    Some(u) => u,
+                    None => {
+                        if cur == end {
+                            cur = next.fetch_add(batch, Ordering::Relaxed);
+                            end = cur.saturating_add(batch).min(groups);
                         }
-                        started.fetch_add(started_here, Ordering::Relaxed);
-                        self.give_pool(pool);
-                    });
-                match spawned {
-                    Ok(_) => spawned_units += 1,
-                    Err(e) => {
-                        state.fail(Error::Resource(format!(
-                            "could not start compute unit {unit} of {units}: {e}"
-                        )));
-                        break;
+                        cur += 1;
+                        cur - 1
                     }
+                };
+                if i >= groups {
+                    break;
+                }
+                started_here += 1;
+                let g = order.as_ref().map_or(i, |o| o[i]);
+                run.group(g, &mut pool, &mut unit);
+                if fixed.is_some() {
+                    break;
                 }
             }
-            gate.open_when_arrived(spawned_units);
+            run.body.finish_unit(unit, &mut pool);
+            started.fetch_add(started_here, Ordering::Relaxed);
+            self.give_pool(pool);
+        };
+        // Small launches run on the executor's kept threads (see `unit_threads`), unless
+        // another launch holds them.
+        let kept = if units <= MAX_KEPT {
+            self.unit_threads.try_lock().ok()
+        } else {
+            None
+        };
+        let ran_on_kept = kept.is_some_and(|mut threads| {
+            threads
+                .run(units, self.config.thread_stack_size, &unit_loop, || {
+                    gate.open_when_arrived(units)
+                })
+                .is_ok()
         });
+        if !ran_on_kept {
+            std::thread::scope(|s| {
+                let mut spawned_units = 0;
+                for unit in 0..units {
+                    let unit_loop = &unit_loop;
+                    let spawned = std::thread::Builder::new()
+                        .name(format!("occupant-cu{unit}"))
+                        .stack_size(self.config.thread_stack_size)
+                        .spawn_scoped(s, move || unit_loop(unit));
+                    match spawned {
+                        Ok(_) => spawned_units += 1,
+                        Err(e) => {
+                            state.fail(Error::Resource(format!(
+                                "could not start compute unit {unit} of {units}: {e}"
+                            )));
+                            break;
+                        }
+                    }
+                }
+                gate.open_when_arrived(spawned_units);
+            });
+        }
 
         let elapsed = t0.elapsed();
         let not_started = groups.saturating_sub(started.load(Ordering::Relaxed));
@@ -380,7 +405,7 @@ where
     B: GroupBody<L>,
 {
     /// Runs group `g` on this compute unit, turning its failure into the launch's.
-    fn group(&self, g: usize, pool: &mut StackPool) {
+    fn group(&self, g: usize, pool: &mut StackPool, unit: &mut B::Unit) {
         let num_groups = self.range.num_groups();
         // 1-D launches skip the divisions (they are a visible part of a small group's cost).
         let group_ids = if num_groups[1] == 1 && num_groups[2] == 1 {
@@ -426,7 +451,7 @@ where
             result: outcome,
             coroutines,
             current,
-        } = self.body.run_group(info, &local, stacks);
+        } = self.body.run_group(unit, info, &local, stacks);
         if coroutines {
             self.coroutine_groups.fetch_add(1, Ordering::Relaxed);
         }
@@ -449,7 +474,7 @@ where
 }
 
 /// The coroutine form: each group runs its work-items as [`Group`] does (a plain loop until
-/// the first barrier, coroutines after it).
+/// the first barrier, coroutines after it), on coroutines its compute unit keeps across groups.
 struct CoroutineBody<'k, F>(&'k F);
 
 impl<L, F> GroupBody<L> for CoroutineBody<'_, F>
@@ -457,15 +482,28 @@ where
     L: LocalMemory,
     F: Fn(&WorkItem<'_>, &L) + Sync,
 {
-    fn run_group(&self, info: GroupInfo<'_>, local: &L, stacks: StackSource<'_>) -> GroupOutcome {
-        let group = Group::new(info, self.0, local, stacks);
+    /// The compute unit's coroutines, reused by its groups (see [`group`]).
+    type Unit = UnitCoroutines;
+
+    fn run_group(
+        &self,
+        unit: &mut UnitCoroutines,
+        info: GroupInfo<'_>,
+        local: &L,
+        stacks: StackSource<'_>,
+    ) -> GroupOutcome {
+        let group = Group::new(info, self.0, local, stacks, std::mem::take(unit));
         let result = catch_unwind(AssertUnwindSafe(|| group.run()));
-        let coroutines = group.release_stacks();
+        let coroutines = group.release(result.is_ok(), unit);
         GroupOutcome {
             result,
             coroutines,
             current: group.info.current.get(),
         }
+    }
+
+    fn finish_unit(&self, unit: UnitCoroutines, pool: &mut StackPool) {
+        group::finish_unit(unit, pool);
     }
 }
 

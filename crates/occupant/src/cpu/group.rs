@@ -5,6 +5,11 @@
 //! group's other work-items start (or resume) as coroutines, each running until it reaches a
 //! barrier — which must be the same one — or finishes (divergence). Then work-item 0 goes on.
 //! When work-item 0 finishes, the others are resumed to their end.
+//!
+//! The coroutines outlive the group: a compute unit keeps them for the next group of the same
+//! launch ([`UnitCoroutines`]). A coroutine runs one work-item after another — work-item `k`
+//! of each group it is given — and suspends with `None` between them, so a launch creates
+//! `local_count - 1` coroutines per compute unit, not per group.
 
 use super::stack_pool::StackPool;
 use super::watchdog::{unwind, CpuWaiter, LaunchState, Unwind};
@@ -18,8 +23,30 @@ use std::sync::atomic::AtomicUsize;
 
 /// Which barrier a work-item waits at: its source location.
 pub(crate) type BarrierAt = &'static Location<'static>;
-pub(crate) type ItemYielder = Yielder<(), BarrierAt>;
-type ItemCoroutine = Coroutine<(), BarrierAt, (), DefaultStack>;
+/// What a coroutine is resumed with: the group whose work-item it runs (null: leave).
+pub(crate) type GroupPtr = *const ();
+/// What a coroutine suspends with: the barrier it waits at, or `None` when its work-item
+/// has finished.
+pub(crate) type ItemYielder = Yielder<GroupPtr, Option<BarrierAt>>;
+pub(crate) type ItemCoroutine = Coroutine<GroupPtr, Option<BarrierAt>, (), DefaultStack>;
+
+/// The coroutines of one compute unit, kept across the groups it runs in one launch.
+pub(crate) type UnitCoroutines = Vec<ItemCoroutine>;
+
+/// Ends a compute unit's coroutines (each is between two work-items, or was abandoned by a
+/// failed group) and returns their stacks to the pool.
+pub(crate) fn finish_unit(coroutines: UnitCoroutines, pool: &mut StackPool) {
+    for mut co in coroutines {
+        if !co.started() {
+            co.force_unwind();
+        }
+        // Between two work-items: a null group makes its loop return.
+        if !co.done() && matches!(co.resume(std::ptr::null()), CoroutineResult::Yield(_)) {
+            co.force_unwind();
+        }
+        pool.give(co.into_stack());
+    }
+}
 
 /// Records the running work-item in `current` if the plain loop unwinds (a panic or an abort),
 /// without a store to shared state per work-item on the normal path.
@@ -83,8 +110,10 @@ pub(crate) struct Group<'a, 'p, F, L> {
     kernel: &'a F,
     local: &'a L,
     stacks: RefCell<StackSource<'p>>,
-    /// Coroutines of work-items 1..n (index k-1 holds work-item k), once a barrier was reached.
-    coroutines: RefCell<Vec<ItemCoroutine>>,
+    /// The compute unit's coroutines (index k-1 runs work-item k), lent for this group.
+    coroutines: RefCell<UnitCoroutines>,
+    /// Whether this group's work-items 1..n run on the coroutines (a barrier was reached).
+    active: Cell<bool>,
     /// The last pair of barrier locations found equal. Work-item 0 and the coroutines run
     /// different inlined copies of the kernel, so one source location can have two `Location`
     /// statics; this spares the string comparison at every barrier.
@@ -100,13 +129,15 @@ where
         kernel: &'a F,
         local: &'a L,
         stacks: StackSource<'p>,
+        coroutines: UnitCoroutines,
     ) -> Self {
         Self {
             info,
             kernel,
             local,
             stacks: RefCell::new(stacks),
-            coroutines: RefCell::new(Vec::new()),
+            coroutines: RefCell::new(coroutines),
+            active: Cell::new(false),
             same: Cell::new((std::ptr::null(), std::ptr::null())),
         }
     }
@@ -145,7 +176,7 @@ where
     pub(crate) fn run(&self) {
         self.info.current.set(0);
         (self.kernel)(&self.item(0, [0; 3], std::ptr::null()), self.local);
-        if !self.coroutines.borrow().is_empty() {
+        if self.active.get() {
             self.finish_coroutines();
             return;
         }
@@ -186,24 +217,30 @@ where
 
     /// Work-item 0 has finished: every other work-item must finish without another barrier.
     fn finish_coroutines(&self) {
+        let me = self as *const Self as GroupPtr;
         let mut coroutines = self.coroutines.borrow_mut();
         for (i, co) in coroutines.iter_mut().enumerate() {
             self.info.current.set(i + 1);
-            if let CoroutineResult::Yield(at) = co.resume(()) {
-                unwind(Unwind::Divergence(format!(
+            match co.resume(me) {
+                CoroutineResult::Yield(None) => {}
+                CoroutineResult::Yield(Some(at)) => unwind(Unwind::Divergence(format!(
                     "work-item {} waits at the barrier at {at}, but work-item 0 has finished",
                     i + 1
-                )));
+                ))),
+                CoroutineResult::Return(()) => {
+                    unreachable!("item coroutines loop until told to leave")
+                }
             }
         }
         self.info.current.set(0);
     }
 
-    fn spawn_coroutines(&self, coroutines: &mut Vec<ItemCoroutine>) {
+    /// Makes the coroutines this group lacks (the compute unit's first group with a barrier).
+    fn spawn_coroutines(&self, coroutines: &mut UnitCoroutines) {
         let n = self.info.local_count;
         let mut stacks = self.stacks.borrow_mut();
         coroutines.reserve(n - 1);
-        for k in 1..n {
+        for k in coroutines.len() + 1..n {
             let StackSource {
                 pool,
                 size,
@@ -218,30 +255,43 @@ where
                     unwind(Unwind::Abort);
                 }
             };
-            let this: &Self = self;
-            let body = move |y: &ItemYielder, ()| {
-                let item = this.item(k, delinearize(k, this.info.range.local_size()), y);
-                (this.kernel)(&item, this.local);
+            // Runs work-item `k` of every group it is resumed with, until given a null group.
+            let body = move |y: &ItemYielder, mut g: GroupPtr| {
+                while !g.is_null() {
+                    // SAFETY: a non-null `g` is the group that resumed this coroutine to start
+                    // its work-item `k`; that group is alive (it is running) until the
+                    // work-item finishes or the group unwinds it, and every group of a launch
+                    // has the same kernel and local-memory types (`F`, `L`).
+                    let group = unsafe { &*(g as *const Group<'_, '_, F, L>) };
+                    let item = group.item(k, delinearize(k, group.info.range.local_size()), y);
+                    (group.kernel)(&item, group.local);
+                    g = y.suspend(None);
+                }
             };
-            // SAFETY: every coroutine borrows `self` (and through it the kernel and local
-            // memory); `release_stacks` drives each one to completion or unwinds it before the
-            // group is dropped, and the executor calls it on every path.
+            // SAFETY: the body borrows nothing (it reaches its group through the resume
+            // argument); the compute unit drives every coroutine to its end or unwinds it
+            // (`finish_unit`, `release`) before the launch's borrows end.
             coroutines.push(unsafe { ItemCoroutine::with_stack_unchecked(stack, body) });
         }
     }
 
-    /// Unwinds coroutines that did not finish (after a failure) and returns all stacks to the pool.
-    pub(crate) fn release_stacks(&self) -> bool {
+    /// Ends the group's use of the coroutines: after a success they go back to the compute
+    /// unit (each is between two work-items); after a failure they are unwound and their
+    /// stacks returned to the pool. Returns whether the group used coroutines.
+    pub(crate) fn release(&self, ok: bool, unit: &mut UnitCoroutines) -> bool {
         let coroutines = std::mem::take(&mut *self.coroutines.borrow_mut());
-        let used = !coroutines.is_empty();
-        let mut stacks = self.stacks.borrow_mut();
-        for mut co in coroutines {
-            if !co.done() {
-                co.force_unwind();
+        if ok {
+            *unit = coroutines;
+        } else {
+            let mut stacks = self.stacks.borrow_mut();
+            for mut co in coroutines {
+                if !co.done() {
+                    co.force_unwind();
+                }
+                stacks.pool.give(co.into_stack());
             }
-            stacks.pool.give(co.into_stack());
         }
-        used
+        self.active.get()
     }
 }
 
@@ -251,23 +301,35 @@ where
 {
     fn run_others_to(&self, at: BarrierAt) {
         let mut coroutines = self.coroutines.borrow_mut();
-        if coroutines.is_empty() {
-            self.spawn_coroutines(&mut coroutines);
+        if !self.active.get() {
+            if coroutines.len() + 1 < self.info.local_count {
+                self.spawn_coroutines(&mut coroutines);
+            }
+            self.active.set(true);
         }
+        // Each coroutine is between two work-items (it starts this group's) or at a barrier
+        // of this group (it goes on); either way it is resumed with this group.
+        let me = self as *const Self as GroupPtr;
+        // The resumed work-item, written to `current` only if it unwinds (no store per resume).
+        let mut mark = CurrentOnUnwind {
+            current: &self.info.current,
+            k: 0,
+        };
         for (i, co) in coroutines.iter_mut().enumerate() {
-            self.info.current.set(i + 1);
-            match co.resume(()) {
-                CoroutineResult::Yield(there) if self.same_barrier(there, at) => {}
-                CoroutineResult::Yield(there) => unwind(Unwind::Divergence(format!(
+            mark.k = i + 1;
+            match co.resume(me) {
+                CoroutineResult::Yield(Some(there)) if self.same_barrier(there, at) => {}
+                CoroutineResult::Yield(Some(there)) => unwind(Unwind::Divergence(format!(
                     "work-item 0 waits at the barrier at {at}, work-item {} at the barrier at {there}",
                     i + 1
                 ))),
-                CoroutineResult::Return(()) => unwind(Unwind::Divergence(format!(
-                    "work-item 0 waits at the barrier at {at}, but work-item {} finished without reaching it",
-                    i + 1
-                ))),
+                CoroutineResult::Yield(None) | CoroutineResult::Return(()) => {
+                    unwind(Unwind::Divergence(format!(
+                        "work-item 0 waits at the barrier at {at}, but work-item {} finished without reaching it",
+                        i + 1
+                    )))
+                }
             }
         }
-        self.info.current.set(0);
     }
 }

@@ -2,6 +2,7 @@
 //! or the phased form (work-item loops between barriers, [`super::phased`]).
 
 use super::group::{GroupInfo, StackSource};
+use super::stack_pool::StackPool;
 
 /// How one group ended.
 pub(crate) struct GroupOutcome {
@@ -15,5 +16,17 @@ pub(crate) struct GroupOutcome {
 
 /// A kernel form: runs every work-item of one group, catching its unwinds.
 pub(crate) trait GroupBody<L>: Sync {
-    fn run_group(&self, info: GroupInfo<'_>, local: &L, stacks: StackSource<'_>) -> GroupOutcome;
+    /// What a compute unit keeps across the groups it runs in one launch.
+    type Unit: Default;
+
+    fn run_group(
+        &self,
+        unit: &mut Self::Unit,
+        info: GroupInfo<'_>,
+        local: &L,
+        stacks: StackSource<'_>,
+    ) -> GroupOutcome;
+
+    /// Called once per compute unit after its last group of the launch.
+    fn finish_unit(&self, _unit: Self::Unit, _pool: &mut StackPool) {}
 }

@@ -25,6 +25,7 @@ mod rng;
 mod stack_pool;
 mod start_gate;
 pub mod sync;
+mod unit_threads;
 pub mod vs_pocl;
 mod wait;
 mod watchdog;

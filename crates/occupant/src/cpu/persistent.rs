@@ -36,11 +36,12 @@
 //! under any execution model; under [`ExecModel::Serialized`](crate::cpu::ExecModel::Serialized)
 //! one group takes part and does all the work.
 
+use super::exec_model::{available_cores, ExecModel};
 use super::executor::{Executor, LaunchReport};
 use super::launch::Launch;
 use super::sync::{Barrier, BarrierKind, Discovery, Participation};
 use super::work_item::WorkItem;
-use crate::model::Result;
+use crate::model::{NDRange, Result};
 use serde::Serialize;
 
 /// What a persistent launch did ([`Executor::launch_persistent`]).
@@ -128,6 +129,28 @@ impl<'k, 'w> Persistent<'k, 'w> {
 }
 
 impl Executor {
+    /// A launch shape for a persistent kernel: groups of `local_size` work-items, one group
+    /// per compute unit of the executor's model (occupancy-bound: its `compute_units`;
+    /// otherwise the machine's cores — discovery keeps those that run together, e.g. one
+    /// under [`ExecModel::Serialized`]).
+    ///
+    /// ```
+    /// use occupant::cpu::{ExecModel, Executor};
+    /// let exec = Executor::new(ExecModel::OccupancyBound { compute_units: 3 });
+    /// let range = exec.persistent_range(8)?;
+    /// assert_eq!((range.group_count(), range.local_count()), (3, 8));
+    /// let r = exec.launch_persistent(range, |p| p.barrier())?;
+    /// assert_eq!(r.participants, 3);
+    /// # Ok::<(), occupant::Error>(())
+    /// ```
+    pub fn persistent_range(&self, local_size: usize) -> Result<NDRange> {
+        let groups = match self.config().model {
+            ExecModel::OccupancyBound { compute_units } => compute_units,
+            _ => available_cores(),
+        };
+        NDRange::groups(groups, local_size)
+    }
+
     /// Launches `kernel` as a persistent kernel: occupancy discovery by every group (the
     /// default, quiescent protocol with the executor's occupancy hint), then `kernel` in each
     /// participating group with a [`Persistent`] handle carrying the default barrier sized for

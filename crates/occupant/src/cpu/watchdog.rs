@@ -43,10 +43,12 @@ impl LaunchState {
         }
     }
 
+    #[inline]
     pub(crate) fn aborted(&self) -> bool {
         self.abort.load(Ordering::Relaxed)
     }
 
+    #[inline]
     pub(crate) fn adversarial(&self) -> bool {
         self.adversarial
     }

@@ -147,7 +147,7 @@ impl<'a> WorkItem<'a> {
         self.barrier_checks_if_needed();
         // SAFETY: the yielder belongs to the coroutine this work-item runs on, which is alive
         // while this work-item (created inside it) exists.
-        unsafe { (*self.yielder).suspend(at) };
+        unsafe { (*self.yielder).suspend(Some(at)) };
     }
 
     /// Leaves on abort; perturbs under the adversarial model.

@@ -101,6 +101,34 @@ impl Gpu {
         })
     }
 
+    /// A `Gpu` on an existing context (a green context's, see `coop::green_split`) whose
+    /// kernels see `sm_count` SMs (`DeviceInfo::sm_count` is set to it).
+    pub(crate) fn from_context(
+        ctx: Arc<CudaContext>,
+        ordinal: usize,
+        sm_count: u32,
+    ) -> Result<Gpu> {
+        // SAFETY: called before any buffer exists on this context.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx
+            .new_stream()
+            .map_err(|e| driver_err("cuStreamCreate", e))?;
+        let side = ctx
+            .new_stream()
+            .map_err(|e| driver_err("cuStreamCreate", e))?;
+        let mut info = read_info(&ctx, ordinal)?;
+        info.sm_count = sm_count;
+        Ok(Gpu {
+            shared: Arc::new(Shared {
+                ctx,
+                stream,
+                side,
+                info,
+                modules: Mutex::new(HashMap::new()),
+            }),
+        })
+    }
+
     /// The device's properties.
     pub fn info(&self) -> &DeviceInfo {
         &self.shared.info

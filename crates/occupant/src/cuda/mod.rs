@@ -24,6 +24,8 @@ mod args;
 mod buffer;
 mod cache;
 mod compile;
+pub mod coop;
+pub mod forkjoin;
 mod gpu;
 mod headers;
 mod host_loop;

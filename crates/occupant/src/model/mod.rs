@@ -2,6 +2,7 @@
 
 pub mod coop;
 mod error;
+pub mod forkjoin;
 mod ndrange;
 mod shape_table;
 mod watchdog;

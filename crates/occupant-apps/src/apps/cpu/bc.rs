@@ -63,7 +63,7 @@ impl Steps for Bc<'_> {
         self.changed.clear_next(s);
     }
 
-    fn step(&self, s: u32, w: Worker) {
+    fn step(&self, s: u32, w: &Worker<'_>) {
         let (offsets, targets) = (self.g.offsets(), self.g.targets());
         let end = self.forward_end.get(0);
         if end == FORWARD {

@@ -38,7 +38,7 @@ impl Steps for Bfs<'_> {
         self.changed.clear_next(s);
     }
 
-    fn step(&self, s: u32, w: Worker) {
+    fn step(&self, s: u32, w: &Worker<'_>) {
         let (offsets, targets) = (self.g.offsets(), self.g.targets());
         for v in w.vertices(offsets) {
             if self.level.get(v as usize) != s {

@@ -37,7 +37,7 @@ impl Steps for Cc<'_> {
         self.changed.clear_next(s);
     }
 
-    fn step(&self, s: u32, w: Worker) {
+    fn step(&self, s: u32, w: &Worker<'_>) {
         let (offsets, targets) = (self.g.offsets(), self.g.targets());
         for v in w.vertices(offsets) {
             let own = self.label.get(v as usize);

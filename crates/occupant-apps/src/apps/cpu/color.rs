@@ -42,7 +42,7 @@ impl Steps for Color<'_> {
         self.left.clear_next(s);
     }
 
-    fn step(&self, s: u32, w: Worker) {
+    fn step(&self, s: u32, w: &Worker<'_>) {
         let (offsets, targets) = (self.g.offsets(), self.g.targets());
         for v in w.vertices(offsets) {
             if self.color.get(v as usize) != NONE {

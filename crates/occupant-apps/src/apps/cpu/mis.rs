@@ -45,7 +45,7 @@ impl Steps for Mis<'_> {
         self.left.clear_next(s);
     }
 
-    fn step(&self, s: u32, w: Worker) {
+    fn step(&self, s: u32, w: &Worker<'_>) {
         let (offsets, targets) = (self.g.offsets(), self.g.targets());
         let select = s % 2 == 0;
         for v in w.vertices(offsets) {

@@ -34,7 +34,7 @@ mod worklist;
 use super::prep::{priorities, transpose, undirected, weights_or_unit};
 use super::{AppKind, AppOutput, AppParams, RunReport, Variant};
 use crate::graph::Csr;
-use occupant::cpu::{available_cores, ExecModel, Executor};
+use occupant::cpu::Executor;
 use occupant::{Error, Result};
 use runner::StepsRun;
 use steps::Steps;
@@ -61,12 +61,10 @@ impl Default for CpuOptions {
 }
 
 impl CpuOptions {
-    /// The groups a launch on `exec` gets.
+    /// The groups a launch on `exec` gets ([`Executor::persistent_range`]'s by default).
     pub fn groups_for(&self, exec: &Executor) -> usize {
-        self.groups.unwrap_or(match exec.config().model {
-            ExecModel::OccupancyBound { compute_units } => compute_units,
-            _ => available_cores(),
-        })
+        self.groups
+            .unwrap_or_else(|| exec.persistent_range(1).map_or(1, |r| r.group_count()))
     }
 }
 

@@ -1,8 +1,10 @@
 //! PageRank, pull-based Jacobi iteration over the transpose: step `s` reads ranks
-//! `ranks[s % 2]` and writes `ranks[(s + 1) % 2]`; it goes on while some rank moved by more
-//! than the tolerance, up to `max_iterations` steps.
+//! `ranks[s % 2]` and writes `ranks[(s + 1) % 2]`; it goes on while the ranks moved by more
+//! than the tolerance in L1 norm (each worker adds its part of `Σ|r' − r|` to the step's
+//! slot of three rotating sums, like [`Flags`](super::steps::Flags)), up to `max_iterations`
+//! steps.
 
-use super::steps::{load_f64, store_f64, Flags, Steps, Worker};
+use super::steps::{add_f64, load_f64, store_f64, Steps, Worker};
 use crate::apps::{AppOutput, AppParams};
 use crate::graph::Csr;
 use occupant::cpu::GlobalBuffer;
@@ -12,7 +14,8 @@ pub(crate) struct PageRank<'g> {
     t: &'g Csr,
     inv_deg: Vec<f64>,
     ranks: [GlobalBuffer<u64>; 2],
-    moved: Flags,
+    /// `Σ|r' − r|` of step `s` in slot `s % 3` (f64 bits).
+    moved: GlobalBuffer<u64>,
     base: f64,
     damping: f64,
     tolerance: f64,
@@ -36,7 +39,7 @@ impl<'g> PageRank<'g> {
                 GlobalBuffer::filled(n, r0.to_bits()),
                 GlobalBuffer::filled(n, 0),
             ],
-            moved: Flags::new(),
+            moved: GlobalBuffer::filled(3, 0f64.to_bits()),
             base: if n == 0 {
                 0.0
             } else {
@@ -64,31 +67,31 @@ impl Steps for PageRank<'_> {
     }
 
     fn begin(&self, s: u32) {
-        self.moved.clear_next(s);
+        store_f64(&self.moved, ((s + 1) % 3) as usize, 0.0);
     }
 
-    fn step(&self, s: u32, w: Worker) {
+    fn step(&self, s: u32, w: &Worker<'_>) {
         let (offsets, sources) = (self.t.offsets(), self.t.targets());
         let (old, new) = (
             &self.ranks[(s % 2) as usize],
             &self.ranks[((s + 1) % 2) as usize],
         );
-        let mut moved = false;
+        let mut moved = 0.0;
         for v in w.vertices(offsets) {
             let sum: f64 = sources[offsets[v as usize] as usize..offsets[v as usize + 1] as usize]
                 .iter()
                 .map(|&u| load_f64(old, u as usize) * self.inv_deg[u as usize])
                 .sum();
             let r = self.base + self.damping * sum;
-            moved |= (r - load_f64(old, v as usize)).abs() > self.tolerance;
+            moved += (r - load_f64(old, v as usize)).abs();
             store_f64(new, v as usize, r);
         }
-        if moved {
-            self.moved.raise(s);
+        if moved > 0.0 {
+            add_f64(&self.moved, (s % 3) as usize, moved);
         }
     }
 
     fn more(&self, s: u32) -> bool {
-        self.moved.raised(s)
+        load_f64(&self.moved, (s % 3) as usize) > self.tolerance
     }
 }

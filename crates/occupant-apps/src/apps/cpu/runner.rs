@@ -1,7 +1,7 @@
 //! The two CPU variants of every application: one launch per step, or one persistent launch
 //! with a barrier between steps. Both run the same [`Steps`] with the same workers.
 
-use super::steps::{Steps, Worker};
+use super::steps::{chunk_counters, clear_next_chunks, Steps, Worker};
 use occupant::cpu::{Executor, Launch};
 use occupant::{Error, NDRange, Result};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -32,6 +32,7 @@ pub(crate) fn multi_launch<K: Steps>(
     let range = NDRange::groups(groups, local_size)?;
     let nt = range.global_count();
     let cap = k.max_steps();
+    let chunks = chunk_counters();
     let t0 = Instant::now();
     let mut s = 0;
     loop {
@@ -41,16 +42,9 @@ pub(crate) fn multi_launch<K: Steps>(
             }
             break;
         }
+        clear_next_chunks(&chunks, s);
         k.begin(s);
-        exec.launch(range, |item| {
-            k.step(
-                s,
-                Worker {
-                    t: item.global_linear_id(),
-                    nt,
-                },
-            )
-        })?;
+        exec.launch(range, |_| k.step(s, &Worker::new(nt, s, &chunks)))?;
         s += 1;
         if !k.more(s - 1) {
             break;
@@ -76,29 +70,28 @@ pub(crate) fn persistent<K: Steps>(
     let cap = k.max_steps();
     let steps = AtomicU32::new(0);
     let capped = AtomicBool::new(false);
+    let chunks = chunk_counters();
     let t0 = Instant::now();
     let report = exec.launch_persistent(launch, |p| {
-        let w = Worker {
-            t: p.p_global_id(),
-            nt: p.p_global_size(),
-        };
+        let (t, nt) = (p.p_global_id(), p.p_global_size());
         let mut s = 0;
         loop {
             if s == cap {
                 capped.store(true, Ordering::Relaxed);
                 break;
             }
-            if w.t == 0 {
+            if t == 0 {
+                clear_next_chunks(&chunks, s);
                 k.begin(s);
             }
-            k.step(s, w);
+            k.step(s, &Worker::new(nt, s, &chunks));
             p.barrier();
             s += 1;
             if !k.more(s - 1) {
                 break;
             }
         }
-        if w.t == 0 {
+        if t == 0 {
             steps.store(s, Ordering::Relaxed);
         }
     })?;

@@ -42,7 +42,7 @@ impl Steps for Sssp<'_> {
         self.changed.clear_next(s);
     }
 
-    fn step(&self, s: u32, w: Worker) {
+    fn step(&self, s: u32, w: &Worker<'_>) {
         let (offsets, targets) = (self.g.offsets(), self.g.targets());
         for u in w.vertices(offsets) {
             let du = self.dist.get(u as usize);

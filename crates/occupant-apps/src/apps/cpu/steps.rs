@@ -3,47 +3,82 @@
 //! to go on, read from shared "changed" state.
 
 use occupant::cpu::GlobalBuffer;
-use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// One worker (work-item) of a step: `t` of `nt`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Worker {
-    pub t: usize,
-    pub nt: usize,
+/// Chunks per worker in a step: workers claim chunks dynamically, so a worker that the OS
+/// descheduled holds up one chunk, not a whole share.
+const CHUNKS_PER_WORKER: usize = 16;
+
+/// The first vertex of part `k` of `parts` of the vertices, balanced on vertices + edges (so
+/// that the high-degree vertices of R-MAT graphs spread over the parts).
+fn cut(offsets: &[u32], k: usize, parts: usize) -> u32 {
+    let n = offsets.len() - 1;
+    if k >= parts {
+        return n as u32;
+    }
+    let total = n as u64 + u64::from(offsets[n]);
+    let target = total * k as u64 / parts as u64;
+    // The first vertex v with v + offsets[v] >= target.
+    let (mut lo, mut hi) = (0usize, n);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if mid as u64 + u64::from(offsets[mid]) < target {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo as u32
 }
 
-impl Worker {
-    /// This worker's contiguous share of the vertices, balanced on vertices + edges (so that
-    /// the high-degree vertices of R-MAT graphs do not all land on one worker).
-    pub fn vertices(&self, offsets: &[u32]) -> Range<u32> {
-        let n = offsets.len() - 1;
-        let total = n as u64 + u64::from(offsets[n]);
-        let cut = |k: usize| -> usize {
-            if k >= self.nt {
-                return n;
-            }
-            let target = total * k as u64 / self.nt as u64;
-            // The first vertex v with v + offsets[v] >= target.
-            let (mut lo, mut hi) = (0usize, n);
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                if mid as u64 + u64::from(offsets[mid]) < target {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            lo
-        };
-        cut(self.t) as u32..cut(self.t + 1) as u32
+/// One worker (work-item) of step `s`, one of `nt`. Work is handed out in chunks claimed from
+/// the step's counter (three counters rotated like [`Flags`]; the runner clears the next one).
+pub(crate) struct Worker<'a> {
+    pub nt: usize,
+    s: u32,
+    chunks: &'a GlobalBuffer<u32>,
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(nt: usize, s: u32, chunks: &'a GlobalBuffer<u32>) -> Self {
+        Self { nt, s, chunks }
     }
 
-    /// This worker's contiguous share of `0..len`.
-    pub fn share(&self, len: usize) -> Range<usize> {
-        let at = |k: usize| (len as u64 * k as u64 / self.nt as u64) as usize;
-        at(self.t)..at(self.t + 1)
+    fn claim(&self) -> usize {
+        self.chunks.fetch_add((self.s % 3) as usize, 1, Relaxed) as usize
     }
+
+    /// The vertices this worker processes in this step (chunks balanced on vertices + edges,
+    /// claimed one at a time).
+    pub fn vertices<'o>(&'o self, offsets: &'o [u32]) -> impl Iterator<Item = u32> + 'o {
+        let n = offsets.len() - 1;
+        let parts = (self.nt * CHUNKS_PER_WORKER).min(n.max(1));
+        std::iter::from_fn(move || {
+            let c = self.claim();
+            (c < parts).then(|| cut(offsets, c, parts)..cut(offsets, c + 1, parts))
+        })
+        .flatten()
+    }
+
+    /// The indices of `0..len` this worker processes in this step (claimed in chunks).
+    pub fn share(&self, len: usize) -> impl Iterator<Item = usize> + '_ {
+        let parts = (self.nt * CHUNKS_PER_WORKER).min(len);
+        std::iter::from_fn(move || {
+            let c = self.claim();
+            (c < parts).then(|| len * c / parts..len * (c + 1) / parts)
+        })
+        .flatten()
+    }
+}
+
+/// The chunk counters of a run (three, rotated by step).
+pub(crate) fn chunk_counters() -> GlobalBuffer<u32> {
+    GlobalBuffer::new(3)
+}
+
+/// Clears the chunk counter of step `s + 1` (at the start of step `s`, like [`Flags`]).
+pub(crate) fn clear_next_chunks(chunks: &GlobalBuffer<u32>, s: u32) {
+    chunks.store(((s + 1) % 3) as usize, 0, Relaxed);
 }
 
 /// An application as steps. Step `s` is run by every worker; [`Steps::more`]`(s)` is then
@@ -61,7 +96,7 @@ pub(crate) trait Steps: Sync {
     /// then (see [`Flags`]).
     fn begin(&self, _s: u32) {}
     /// Worker `w`'s part of step `s`.
-    fn step(&self, s: u32, w: Worker);
+    fn step(&self, s: u32, w: &Worker<'_>);
     /// After step `s`: whether to run step `s + 1`. May store values every caller computes
     /// identically (idempotent), nothing else.
     fn more(&self, s: u32) -> bool;

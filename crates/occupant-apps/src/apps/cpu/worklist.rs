@@ -56,7 +56,7 @@ impl Steps for SsspWorklist<'_> {
         self.counts.store(((s + 2) % 3) as usize, 0, Relaxed);
     }
 
-    fn step(&self, s: u32, w: Worker) {
+    fn step(&self, s: u32, w: &Worker<'_>) {
         let (offsets, targets) = (self.g.offsets(), self.g.targets());
         let input = &self.lists[(s % 2) as usize];
         let output = &self.lists[((s + 1) % 2) as usize];

@@ -27,6 +27,57 @@ pub struct DeviceGraph {
     hchunk: DeviceBuffer<u32>,
 }
 
+/// The vertices of degree above a threshold (at least [`CHUNK`]), the prefix sums of their
+/// degrees (`hoff`, one more entry than `hv`) and, for every chunk of [`CHUNK`] of their edges,
+/// the index in `hv` of the vertex holding the chunk's first edge (`hchunk`). Since every heavy
+/// vertex has more than [`CHUNK`] edges, a chunk spans at most two heavy vertices.
+///
+/// ```
+/// use occupant_apps::apps::cuda::HeavySplit;
+/// use occupant_apps::graph::Csr;
+/// let edges: Vec<(u32, u32)> = (0..600).map(|i| (1, i % 3)).chain([(0, 2)]).collect();
+/// let g = Csr::from_edges(3, &edges, None).unwrap();
+/// let s = HeavySplit::of(&g, 256);
+/// assert_eq!((s.hv, s.hoff, s.hchunk), (vec![1], vec![0, 600], vec![0, 0, 0]));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeavySplit {
+    /// The heavy vertices, in increasing order.
+    pub hv: Vec<u32>,
+    /// Prefix sums of their degrees (`hv.len() + 1` entries, from 0).
+    pub hoff: Vec<u32>,
+    /// Per chunk of heavy edge slots: the index in `hv` of the vertex holding its first slot.
+    pub hchunk: Vec<u32>,
+}
+
+impl HeavySplit {
+    /// The split of `g` at `heavy_degree` (raised to [`CHUNK`]).
+    pub fn of(g: &Csr, heavy_degree: u32) -> HeavySplit {
+        let heavy_degree = heavy_degree.max(CHUNK);
+        let hv: Vec<u32> = (0..g.num_vertices())
+            .filter(|&v| g.degree(v) > heavy_degree)
+            .collect();
+        let mut hoff = Vec::with_capacity(hv.len() + 1);
+        let mut total = 0u32;
+        hoff.push(0);
+        for &v in &hv {
+            total += g.degree(v);
+            hoff.push(total);
+        }
+        let chunks = total.div_ceil(CHUNK);
+        let mut hchunk = Vec::with_capacity(chunks as usize);
+        let mut h = 0usize;
+        for c in 0..chunks {
+            let first = c * CHUNK;
+            while hoff[h + 1] <= first {
+                h += 1;
+            }
+            hchunk.push(h as u32);
+        }
+        HeavySplit { hv, hoff, hchunk }
+    }
+}
+
 fn upload_or_one(gpu: &Gpu, data: &[u32]) -> Result<DeviceBuffer<u32>> {
     if data.is_empty() {
         gpu.alloc_zeroed(1)
@@ -62,24 +113,8 @@ impl DeviceGraph {
             }
         }
         let n = g.num_vertices();
-        let hv: Vec<u32> = (0..n).filter(|&v| g.degree(v) > heavy_degree).collect();
-        let mut hoff = Vec::with_capacity(hv.len() + 1);
-        let mut total = 0u32;
-        hoff.push(0);
-        for &v in &hv {
-            total += g.degree(v);
-            hoff.push(total);
-        }
-        let chunks = total.div_ceil(CHUNK);
-        let mut hchunk = Vec::with_capacity(chunks as usize);
-        let mut h = 0usize;
-        for c in 0..chunks {
-            let first = c * CHUNK;
-            while hoff[h + 1] <= first {
-                h += 1;
-            }
-            hchunk.push(h as u32);
-        }
+        let HeavySplit { hv, hoff, hchunk } = HeavySplit::of(g, heavy_degree);
+        let total = *hoff.last().expect("hoff starts with 0");
         Ok(DeviceGraph {
             n,
             edges: g.num_edges() as u64,
@@ -133,5 +168,50 @@ impl DeviceGraph {
             Arg::from(self.heavy),
             Arg::from(self.heavy_degree),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{RngExt, SeedableRng};
+
+    /// Every heavy edge slot is covered once, by the chunk's owner or the next heavy vertex,
+    /// exactly as the kernels' `heavy_edges` walks it.
+    #[test]
+    fn chunks_cover_every_heavy_edge_once() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+        for _ in 0..40 {
+            let n = rng.random_range(1..40u32);
+            let mut edges = Vec::new();
+            for u in 0..n {
+                let d = match rng.random_range(0..4) {
+                    0 => rng.random_range(0..5),
+                    1 => rng.random_range(250..260),
+                    2 => rng.random_range(257..1200),
+                    _ => rng.random_range(0..300),
+                };
+                edges.extend((0..d).map(|i| (u, i % n)));
+            }
+            let g = Csr::from_edges(n, &edges, None).unwrap();
+            let s = HeavySplit::of(&g, 256);
+            let total = *s.hoff.last().unwrap();
+            let mut seen = vec![0u32; total as usize];
+            for (c, &h0) in s.hchunk.iter().enumerate() {
+                let first = c as u32 * CHUNK;
+                let end0 = s.hoff[h0 as usize + 1];
+                assert!(s.hoff[h0 as usize] <= first && first < end0);
+                for k in first..(first + CHUNK).min(total) {
+                    let h = if k < end0 { h0 } else { h0 + 1 };
+                    assert!(s.hoff[h as usize] <= k && k < s.hoff[h as usize + 1]);
+                    seen[k as usize] += 1;
+                }
+            }
+            assert!(seen.iter().all(|&x| x == 1));
+            for (i, &v) in s.hv.iter().enumerate() {
+                assert_eq!(s.hoff[i + 1] - s.hoff[i], g.degree(v));
+                assert!(g.degree(v) > 256);
+            }
+        }
     }
 }

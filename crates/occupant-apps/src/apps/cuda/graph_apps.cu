@@ -1,4 +1,4 @@
-// occupant-apps: the CUDA graph applications (bfs, sssp, cc, pagerank), one kernel body per
+// occupant-apps: the CUDA graph applications (bfs, sssp, cc, pagerank, color, mis), one kernel body per
 // phase, wrapped four ways (issue 10, "Variants"):
 //   <app>_step*        one phase per launch, the host loop (multi-kernel) or a replayed CUDA graph
 //                      (graph: pass it = 0xffffffff, the iteration is read from ctl[kIter]),
@@ -19,8 +19,8 @@
 // Iteration control: ctl[0..3] are "changed" flags, ctl[it % 3] is set in iteration it, read
 // after the iteration's barrier (or launch), and ctl[(it + 1) % 3] is cleared during iteration
 // it (after every read of it in iteration it - 2 and before any write in it + 1): one barrier
-// per phase and no extra reset. ctl[kIter], ctl[kDone], ctl[kIters]: the graph variant's
-// device-side iteration count (app_advance), and every device loop's iteration count.
+// per phase and no extra reset. ctl[kIter], ctl[kDone], ctl[kIters] (words 32-34): the graph
+// variant's device-side iteration count (app_advance), and every device loop's iteration count.
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -28,7 +28,9 @@ typedef unsigned long long u64;
 #define OCC_APP_FULL 0xffffffffu
 #define OCC_APP_INF 0xffffffffu
 
-enum : u32 { kIter = 3, kDone = 4, kIters = 5, kCtlWords = 8 };
+// The iteration words sit on their own 128-byte line, away from the flags that every warp may
+// write during a phase (the graph variant's kernels read kIter / kDone in every thread).
+enum : u32 { kIter = 32, kDone = 33, kIters = 34, kCtlWords = 64 };
 enum : u32 { kChunk = 256 };
 
 struct Graph {
@@ -257,8 +259,9 @@ __device__ __forceinline__ void cc_phase(const Graph& g, Grid gr, u32* label, u3
 // pagerank: Jacobi iteration r'(v) = base + d * sum_{u -> v} r(u) / deg(u), pulled over the
 // transpose (g here). contrib[p][u] = r(u) / outdeg(u) for the ranks of parity p. Phase 0 of
 // iteration it computes the tile vertices' new ranks and accumulates the heavy vertices' sums
-// (acc, one double per heavy vertex); phase 1 finishes the heavy vertices. A rank that moved by
-// more than tol sets the flag.
+// (acc, one double per heavy vertex); phase 1 finishes the heavy vertices. Every phase adds the
+// ranks' changes |r' - r| to l1[it % 3] (l1[(it + 1) % 3] is cleared in phase 0, as the flags);
+// the run stops after the first iteration whose L1 change is at most tol.
 
 struct PrSum {
   const u32* col;
@@ -268,26 +271,32 @@ struct PrSum {
   __device__ u32 value(u32) const { return 0u; }
 };
 
-__device__ __forceinline__ bool pr_update(u32 v, double sum, double* rank, double* contrib_next,
-                                          const double* inv_deg, double base, double d,
-                                          double tol) {
+__device__ __forceinline__ double pr_update(u32 v, double sum, double* rank, double* contrib_next,
+                                            const double* inv_deg, double base, double d) {
   const double r = base + d * sum;
   const double old = rank[v];
   rank[v] = r;
   contrib_next[v] = r * inv_deg[v];
-  return fabs(r - old) > tol;
+  return fabs(r - old);
+}
+
+/// Adds the warp's changes to l1[slot] (one atomic per warp).
+__device__ __forceinline__ void add_l1(double* l1, u32 slot, double delta) {
+#pragma unroll
+  for (u32 s = 16u; s != 0u; s >>= 1) delta += __shfl_down_sync(OCC_APP_FULL, delta, s);
+  if (lane_id() == 0u && delta != 0.0) atomicAdd(l1 + slot, delta);
 }
 
 __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank, double* contrib,
-                                          const double* inv_deg, double* acc, u32* ctl, u32 it,
-                                          double base, double d, double tol) {
-  clear_next(gr, ctl, it);
+                                          const double* inv_deg, double* acc, double* l1, u32 it,
+                                          double base, double d) {
+  if (gr.tid == 0u) ((volatile double*)l1)[(it + 1u) % 3u] = 0.0;
   const double* cur = contrib + (size_t)(it & 1u) * g.n;
   double* next = contrib + (size_t)((it + 1u) & 1u) * g.n;
   const u32 lane = lane_id();
   const u32 warp = gr.tid >> 5, nwarps = gr.nthreads >> 5;
   const u32 tiles = (g.n + 31u) >> 5;
-  bool changed = false;
+  double delta = 0.0;
   // Tiles: warp-cooperative pull with a segmented reduction per owner.
   for (u32 t = warp; t < tiles; t += nwarps) {
     const u32 v = (t << 5) + lane;
@@ -334,7 +343,7 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
       if (hit) sum += part;
     }
     if (v < g.n && mine) {
-      changed |= pr_update(v, sum, rank, next, inv_deg, base, d, tol);
+      delta += pr_update(v, sum, rank, next, inv_deg, base, d);
     }
   }
   // Heavy vertices: partial sums of their chunks, two owners at most per chunk.
@@ -365,20 +374,101 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
       }
     }
   }
-  flag_changed(ctl, it % 3u, changed);
+  add_l1(l1, it % 3u, delta);
 }
 
 __device__ __forceinline__ void pr_phase1(const Graph& g, Grid gr, double* rank, double* contrib,
-                                          const double* inv_deg, double* acc, u32* ctl, u32 it,
-                                          double base, double d, double tol) {
+                                          const double* inv_deg, double* acc, double* l1, u32 it,
+                                          double base, double d) {
   double* next = contrib + (size_t)((it + 1u) & 1u) * g.n;
-  bool changed = false;
+  double delta = 0.0;
   for (u32 h = gr.tid; h < g.nh; h += gr.nthreads) {
     const double sum = acc[h];
     acc[h] = 0.0;
-    changed |= pr_update(g.hv[h], sum, rank, next, inv_deg, base, d, tol);
+    delta += pr_update(g.hv[h], sum, rank, next, inv_deg, base, d);
   }
-  flag_changed(ctl, it % 3u, changed);
+  add_l1(l1, it % 3u, delta);
+}
+
+// ---------------------------------------------------------------------------------------------
+// color and mis: max-based (Jones-Plassmann) colouring and Luby's MIS over the shared random
+// priorities (prep::priorities), round by round as the references: in round `it` an undecided
+// vertex that no undecided neighbour beats (larger (priority, id)) wins. Phase 0 marks every
+// undecided vertex with a beating undecided neighbour (lost[u] = it), phase 1 decides the
+// others (colour `it` / in the set) and sets the flag while some vertex lost; mis's phase 2
+// takes the undecided neighbours of the new members out. state: colour (undecided = INF), or
+// mis 0 undecided / 1 in / 2 out.
+
+enum : u32 { kMisUndecided = 0u, kMisIn = 1u, kMisOut = 2u };
+
+__device__ __forceinline__ bool beats(u32 pu, u32 u, u32 pv, u32 v) {
+  return pu > pv || (pu == pv && u > v);
+}
+
+struct LoseEdge {
+  const u32* col;
+  const u32* prio;
+  const u32* state;
+  u32* lost;
+  u32 it;
+  u32 und;
+  __device__ bool active(u32 u) const { return load_volatile(state + u) == und; }
+  __device__ u32 value(u32 u) const { return prio[u]; }
+  __device__ void edge(u32 u, u32 e, u32 pu) {
+    const u32 v = col[e];
+    if (load_volatile(state + v) == und && beats(prio[v], v, pu, u)) {
+      ((volatile u32*)lost)[u] = it;  // every writer writes the same value
+    }
+  }
+};
+
+__device__ __forceinline__ void lose_phase(const Graph& g, Grid gr, const u32* state,
+                                           const u32* prio, u32* lost, u32* ctl, u32 it, u32 und) {
+  clear_next(gr, ctl, it);
+  LoseEdge op = {g.col, prio, state, lost, it, und};
+  tile_edges<u32>(g, gr, op);
+  heavy_edges<u32>(g, gr, op);
+}
+
+/// Undecided vertices that did not lose take `win`; the flag says some vertex lost.
+__device__ __forceinline__ void decide_phase(const Graph& g, Grid gr, u32* state, const u32* lost,
+                                             u32* ctl, u32 it, u32 und, u32 win) {
+  bool remaining = false;
+  for (u32 v = gr.tid; v < g.n; v += gr.nthreads) {
+    if (state[v] != und) continue;
+    if (load_volatile(lost + v) == it) remaining = true;
+    else state[v] = win;
+  }
+  flag_changed(ctl, it % 3u, remaining);
+}
+
+struct OutEdge {
+  const u32* col;
+  u32* state;
+  __device__ bool active(u32 u) const { return load_volatile(state + u) == kMisUndecided; }
+  __device__ u32 value(u32) const { return 0u; }
+  __device__ void edge(u32 u, u32 e, u32) {
+    if (load_volatile(state + col[e]) == kMisIn) ((volatile u32*)state)[u] = kMisOut;
+  }
+};
+
+__device__ __forceinline__ void mis_out_phase(const Graph& g, Grid gr, u32* state) {
+  OutEdge op = {g.col, state};
+  tile_edges<u32>(g, gr, op);
+  heavy_edges<u32>(g, gr, op);
+}
+
+__device__ __forceinline__ void color_phase(const Graph& g, Grid gr, u32* color, const u32* prio,
+                                            u32* lost, u32* ctl, u32 it, u32 p) {
+  if (p == 0u) lose_phase(g, gr, color, prio, lost, ctl, it, OCC_APP_INF);
+  else decide_phase(g, gr, color, lost, ctl, it, OCC_APP_INF, it);
+}
+
+__device__ __forceinline__ void mis_phase(const Graph& g, Grid gr, u32* state, const u32* prio,
+                                          u32* lost, u32* ctl, u32 it, u32 p) {
+  if (p == 0u) lose_phase(g, gr, state, prio, lost, ctl, it, kMisUndecided);
+  else if (p == 1u) decide_phase(g, gr, state, lost, ctl, it, kMisUndecided, kMisIn);
+  else mis_out_phase(g, gr, state);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -389,8 +479,9 @@ __device__ __forceinline__ bool host_iteration(u32* ctl, u32 it_param, u32& it) 
     it = it_param;
     return true;
   }
-  if (load_volatile(ctl + kDone) != 0u) return false;
-  it = load_volatile(ctl + kIter);
+  // Plain loads: kIter and kDone only change between kernels (app_advance).
+  if (ctl[kDone] != 0u) return false;
+  it = ctl[kIter];
   return true;
 }
 
@@ -416,34 +507,61 @@ extern "C" __global__ void cc_step(GRAPH_PARAMS, u32* label, u32* stamp, u32* ct
 }
 
 extern "C" __global__ void pagerank_step0(GRAPH_PARAMS, double* rank, double* contrib,
-                                          const double* inv_deg, double* acc, u32* ctl,
-                                          u32 it_param, double base, double d, double tol) {
+                                          const double* inv_deg, double* acc, double* l1,
+                                          u32* ctl, u32 it_param, double base, double d,
+                                          double tol) {
   MAKE_GRAPH;
   u32 it;
   if (!host_iteration(ctl, it_param, it)) return;
-  pr_phase0(g, launch_grid(), rank, contrib, inv_deg, acc, ctl, it, base, d, tol);
+  pr_phase0(g, launch_grid(), rank, contrib, inv_deg, acc, l1, it, base, d);
 }
 
 extern "C" __global__ void pagerank_step1(GRAPH_PARAMS, double* rank, double* contrib,
-                                          const double* inv_deg, double* acc, u32* ctl,
-                                          u32 it_param, double base, double d, double tol) {
+                                          const double* inv_deg, double* acc, double* l1,
+                                          u32* ctl, u32 it_param, double base, double d,
+                                          double tol) {
   MAKE_GRAPH;
   u32 it;
   if (!host_iteration(ctl, it_param, it)) return;
-  pr_phase1(g, launch_grid(), rank, contrib, inv_deg, acc, ctl, it, base, d, tol);
+  pr_phase1(g, launch_grid(), rank, contrib, inv_deg, acc, l1, it, base, d);
 }
+
+#define OCC_APP_CM_STEP(name, fn, phase)                                                     \
+  extern "C" __global__ void name(GRAPH_PARAMS, u32* state, const u32* prio, u32* lost, u32* ctl,  \
+                                  u32 it_param) {                                                  \
+    MAKE_GRAPH;                                                                                    \
+    u32 it;                                                                                        \
+    if (!host_iteration(ctl, it_param, it)) return;                                                \
+    fn(g, launch_grid(), state, prio, lost, ctl, it, phase);                                       \
+  }
+OCC_APP_CM_STEP(color_step0, color_phase, 0u)
+OCC_APP_CM_STEP(color_step1, color_phase, 1u)
+OCC_APP_CM_STEP(mis_step0, mis_phase, 0u)
+OCC_APP_CM_STEP(mis_step1, mis_phase, 1u)
+OCC_APP_CM_STEP(mis_step2, mis_phase, 2u)
 
 /// Graph variant, one thread: ends the iteration ctl[kIter] (done when its flag is clear or
 /// max_iterations is reached), else moves to the next.
-extern "C" __global__ void app_advance(u32* ctl, u32 max_iterations) {
-  if (threadIdx.x != 0u || blockIdx.x != 0u || ctl[kDone] != 0u) return;
+__device__ __forceinline__ void advance(u32* ctl, u32 max_iterations, bool converged) {
   const u32 it = ctl[kIter];
-  if (ctl[it % 3u] == 0u || it + 1u >= max_iterations) {
+  if (converged || it + 1u >= max_iterations) {
     ctl[kIters] = it + 1u;
     ctl[kDone] = 1u;
   } else {
     ctl[kIter] = it + 1u;
   }
+}
+
+extern "C" __global__ void app_advance(u32* ctl, u32 max_iterations) {
+  if (threadIdx.x != 0u || blockIdx.x != 0u || ctl[kDone] != 0u) return;
+  advance(ctl, max_iterations, ctl[ctl[kIter] % 3u] == 0u);
+}
+
+/// The same for pagerank: converged when the iteration's L1 change is at most tol.
+extern "C" __global__ void pagerank_advance(u32* ctl, const double* l1, u32 max_iterations,
+                                            double tol) {
+  if (threadIdx.x != 0u || blockIdx.x != 0u || ctl[kDone] != 0u) return;
+  advance(ctl, max_iterations, l1[ctl[kIter] % 3u] <= tol);
 }
 
 #ifndef OCC_APP_HOST_LOOP
@@ -453,18 +571,32 @@ extern "C" __global__ void app_advance(u32* ctl, u32 max_iterations) {
 
 #include <occupant.cuh>
 
-/// Runs `phases` phases per iteration, each followed by a barrier, until the iteration's flag
-/// stays clear or max_iterations; records the iterations in ctl[kIters].
-template <class Sync, class Phase>
+// -DOCC_APP_MIN_BLOCKS=k: the device-loop kernels ask for k resident blocks of 256 threads per SM
+// (__launch_bounds__), capping their registers so that they reach the host-loop kernels'
+// occupancy (without it, occ::PersistentKernel's live state costs 6-16 registers and a block or
+// three per SM). Off by default.
+#ifdef OCC_APP_MIN_BLOCKS
+#define OCC_APP_BOUNDS __launch_bounds__(256, OCC_APP_MIN_BLOCKS)
+#else
+#define OCC_APP_BOUNDS
+#endif
+
+/// Runs `phases` phases per iteration, each followed by a barrier, until converged(it) (default:
+/// the iteration's flag stayed clear) or max_iterations; records the iterations in ctl[kIters].
+struct FlagClear {
+  const u32* ctl;
+  __device__ bool operator()(u32 it) const { return load_volatile(ctl + it % 3u) == 0u; }
+};
+template <class Sync, class Phase, class Converged>
 __device__ __forceinline__ void device_loop(Sync& s, u32* ctl, u32 max_iterations, u32 phases,
-                                            Phase phase) {
+                                            Phase phase, Converged converged) {
   const Grid gr = {s.thread_id(), s.num_threads()};
   for (u32 it = 0u; it < max_iterations; ++it) {
     for (u32 p = 0u; p < phases; ++p) {
       phase(gr, it, p);
       if (!s.barrier()) return;
     }
-    if (load_volatile(ctl + it % 3u) == 0u || it + 1u == max_iterations) {
+    if (converged(it) || it + 1u == max_iterations) {
       if (gr.tid == 0u) ctl[kIters] = it + 1u;
       return;
     }
@@ -499,7 +631,7 @@ struct CoopSync {
   }
 };
 #define OCC_APP_COOP_KERNEL(name, params, ...)                          \
-  extern "C" __global__ void name##_cooperative params {               \
+  extern "C" __global__ void OCC_APP_BOUNDS name##_cooperative params {\
     CoopSync s;                                                         \
     __VA_ARGS__                                                         \
   }
@@ -510,12 +642,12 @@ struct CoopSync {
 /// Defines <name>_persistent, <name>_occupancy (extra first parameter: the barrier state) and,
 /// with the toolkit, <name>_cooperative, all running `body` with a Sync `s`.
 #define OCC_APP_KERNELS(name, params, oparams, ...)                \
-  extern "C" __global__ void name##_persistent params {           \
+  extern "C" __global__ void OCC_APP_BOUNDS name##_persistent params { \
     occ::PersistentKernel s;                                             \
     if (!s.participating()) return;                                \
     __VA_ARGS__                                                    \
   }                                                                \
-  extern "C" __global__ void name##_occupancy oparams {           \
+  extern "C" __global__ void OCC_APP_BOUNDS name##_occupancy oparams { \
     OccupancySync s(barrier_state);                                \
     __VA_ARGS__                                                    \
   }                                                                \
@@ -526,7 +658,8 @@ struct CoopSync {
 OCC_APP_KERNELS(bfs, P_BFS, O_BFS, {
   MAKE_GRAPH;
   device_loop(s, ctl, max_iterations, 1u,
-              [&](Grid gr, u32 it, u32) { bfs_phase(g, gr, level, ctl, it); });
+              [&](Grid gr, u32 it, u32) { bfs_phase(g, gr, level, ctl, it); },
+              FlagClear{ctl});
 })
 
 #define P_SSSP (GRAPH_PARAMS, u64* dist, u32* stamp, u32* ctl, u32 max_iterations)
@@ -534,7 +667,8 @@ OCC_APP_KERNELS(bfs, P_BFS, O_BFS, {
 OCC_APP_KERNELS(sssp, P_SSSP, O_SSSP, {
   MAKE_GRAPH;
   device_loop(s, ctl, max_iterations, 1u,
-              [&](Grid gr, u32 it, u32) { sssp_phase(g, gr, dist, stamp, ctl, it); });
+              [&](Grid gr, u32 it, u32) { sssp_phase(g, gr, dist, stamp, ctl, it); },
+              FlagClear{ctl});
 })
 
 #define P_CC (GRAPH_PARAMS, u32* label, u32* stamp, u32* ctl, u32 max_iterations)
@@ -542,21 +676,39 @@ OCC_APP_KERNELS(sssp, P_SSSP, O_SSSP, {
 OCC_APP_KERNELS(cc, P_CC, O_CC, {
   MAKE_GRAPH;
   device_loop(s, ctl, max_iterations, 1u,
-              [&](Grid gr, u32 it, u32) { cc_phase(g, gr, label, stamp, ctl, it); });
+              [&](Grid gr, u32 it, u32) { cc_phase(g, gr, label, stamp, ctl, it); },
+              FlagClear{ctl});
 })
 
 #define P_PR                                                                                     \
-  (GRAPH_PARAMS, double* rank, double* contrib, const double* inv_deg, double* acc, u32* ctl,     \
-   u32 max_iterations, double base, double d, double tol)
+  (GRAPH_PARAMS, double* rank, double* contrib, const double* inv_deg, double* acc, double* l1,   \
+   u32* ctl, u32 max_iterations, double base, double d, double tol)
 #define O_PR                                                                                     \
   (u32* barrier_state, GRAPH_PARAMS, double* rank, double* contrib, const double* inv_deg,        \
-   double* acc, u32* ctl, u32 max_iterations, double base, double d, double tol)
+   double* acc, double* l1, u32* ctl, u32 max_iterations, double base, double d, double tol)
 OCC_APP_KERNELS(pagerank, P_PR, O_PR, {
   MAKE_GRAPH;
   device_loop(s, ctl, max_iterations, nh != 0u ? 2u : 1u, [&](Grid gr, u32 it, u32 p) {
-    if (p == 0u) pr_phase0(g, gr, rank, contrib, inv_deg, acc, ctl, it, base, d, tol);
-    else pr_phase1(g, gr, rank, contrib, inv_deg, acc, ctl, it, base, d, tol);
-  });
+    if (p == 0u) pr_phase0(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d);
+    else pr_phase1(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d);
+  }, [&](u32 it) { return *(const volatile double*)(l1 + it % 3u) <= tol; });
+})
+
+#define P_CM (GRAPH_PARAMS, u32* state, const u32* prio, u32* lost, u32* ctl, u32 max_iterations)
+#define O_CM                                                                                     \
+  (u32* barrier_state, GRAPH_PARAMS, u32* state, const u32* prio, u32* lost, u32* ctl,           \
+   u32 max_iterations)
+OCC_APP_KERNELS(color, P_CM, O_CM, {
+  MAKE_GRAPH;
+  device_loop(s, ctl, max_iterations, 2u,
+              [&](Grid gr, u32 it, u32 p) { color_phase(g, gr, state, prio, lost, ctl, it, p); },
+              FlagClear{ctl});
+})
+OCC_APP_KERNELS(mis, P_CM, O_CM, {
+  MAKE_GRAPH;
+  device_loop(s, ctl, max_iterations, 3u,
+              [&](Grid gr, u32 it, u32 p) { mis_phase(g, gr, state, prio, lost, ctl, it, p); },
+              FlagClear{ctl});
 })
 
 #endif  // OCC_APP_HOST_LOOP

@@ -40,12 +40,26 @@ impl AppPrograms {
     /// Compiles both programs for `gpu`; the device loop with `barrier` (default: the device's
     /// default barrier, from its machine abstraction).
     pub fn compile(gpu: &Gpu, barrier: Option<BarrierKind>) -> Result<AppPrograms> {
+        Self::compile_with(gpu, barrier, None)
+    }
+
+    /// The same; with `min_blocks_per_sm`, the device-loop kernels are compiled with
+    /// `__launch_bounds__(256, min_blocks_per_sm)` (`-DOCC_APP_MIN_BLOCKS`), which caps their
+    /// registers so that that many blocks fit on an SM.
+    pub fn compile_with(
+        gpu: &Gpu,
+        barrier: Option<BarrierKind>,
+        min_blocks_per_sm: Option<u32>,
+    ) -> Result<AppPrograms> {
         let host = gpu.compile(
             "graph_apps.cu[host-loop]",
             GRAPH_APPS_CU,
             &CompileOptions::default().option("-DOCC_APP_HOST_LOOP"),
         )?;
         let mut opts = CompileOptions::default();
+        if let Some(k) = min_blocks_per_sm {
+            opts = opts.option(format!("-DOCC_APP_MIN_BLOCKS={k}"));
+        }
         let inc = toolkit_include();
         if let Some(inc) = &inc {
             opts = opts

@@ -2,7 +2,7 @@
 
 use super::device_graph::{DeviceGraph, DEFAULT_HEAVY_DEGREE};
 use super::programs::AppPrograms;
-use crate::apps::prep::weights_or_unit;
+use crate::apps::prep::{priorities, weights_or_unit};
 use crate::apps::{AppKind, AppOutput, AppParams, RunReport, Variant};
 use crate::graph::Csr;
 use occupant::cuda::{Arg, DeviceBuffer, Gpu, LaunchConfig, LaunchMode, PinnedScalar};
@@ -12,15 +12,30 @@ use std::time::Instant;
 /// Threads per block of every CUDA application kernel.
 pub const BLOCK_THREADS: usize = 256;
 
-/// Control words (`ctl` in graph_apps.cu): flags 0..3, then iteration, done, iterations.
-const K_DONE: usize = 4;
-const K_ITERS: usize = 5;
-const CTL_WORDS: usize = 8;
+/// Control words (`ctl` in graph_apps.cu): flags 0..3; iteration, done, iterations at 32..35
+/// (their own 128-byte line).
+const K_DONE: usize = 33;
+const K_ITERS: usize = 34;
+const CTL_WORDS: usize = 64;
+
+/// Iterations captured per CUDA graph (the loop body unrolled; replays after the end are
+/// no-ops), and the most replays queued between two reads of the `done` word.
+const GRAPH_UNROLL: usize = 8;
+const GRAPH_MAX_BATCH: u64 = 16;
 
 /// The CUDA applications ported so far.
-pub const CUDA_APPS: [AppKind; 4] = [AppKind::Bfs, AppKind::Sssp, AppKind::Cc, AppKind::PageRank];
+pub const CUDA_APPS: [AppKind; 6] = [
+    AppKind::Bfs,
+    AppKind::Sssp,
+    AppKind::Cc,
+    AppKind::PageRank,
+    AppKind::Color,
+    AppKind::Mis,
+];
 
-/// Per-application device state, allocated once per input and re-initialised before each run.
+/// Per-application device state, allocated once per input and re-initialised before each run
+/// (one per input: the size difference of the variants does not matter).
+#[allow(clippy::large_enum_variant)]
 enum State {
     Bfs {
         level: DeviceBuffer<u32>,
@@ -37,11 +52,21 @@ enum State {
         stamp: DeviceBuffer<u32>,
         init_label: Vec<u32>,
     },
+    /// color (state: colour, undecided = u32::MAX) and mis (state: 0 undecided, 1 in, 2 out).
+    Rounds {
+        state: DeviceBuffer<u32>,
+        prio: DeviceBuffer<u32>,
+        lost: DeviceBuffer<u32>,
+        init_state: Vec<u32>,
+        init_lost: Vec<u32>,
+    },
     PageRank {
         rank: DeviceBuffer<f64>,
         contrib: DeviceBuffer<f64>,
         inv_deg: DeviceBuffer<f64>,
         acc: DeviceBuffer<f64>,
+        /// L1 change of the ranks, per iteration mod 3.
+        l1: DeviceBuffer<f64>,
         init_rank: Vec<f64>,
         init_contrib: Vec<f64>,
         base: f64,
@@ -62,6 +87,7 @@ pub struct CudaInput {
     state: State,
     ctl: DeviceBuffer<u32>,
     flag: PinnedScalar<u32>,
+    l1: PinnedScalar<f64>,
 }
 
 impl CudaInput {
@@ -141,6 +167,7 @@ impl CudaInput {
                             gpu.upload(&inv)?
                         },
                         acc,
+                        l1: gpu.alloc_zeroed(3)?,
                         init_rank: vec![r0; nu],
                         init_contrib,
                         base: if n == 0 {
@@ -150,6 +177,28 @@ impl CudaInput {
                         },
                         damping: p.damping,
                         tolerance: p.tolerance,
+                    },
+                )
+            }
+            AppKind::Color | AppKind::Mis => {
+                // The neighbour sets of prep::undirected (self-loops and duplicates dropped).
+                let u = g
+                    .symmetrized(true, true)
+                    .map_err(|e| Error::Input(format!("{app}: symmetrising the input: {e}")))?;
+                let undecided = if app == AppKind::Color { u32::MAX } else { 0 };
+                let prio = priorities(n, p.seed);
+                (
+                    DeviceGraph::upload(gpu, &u, None, DEFAULT_HEAVY_DEGREE)?,
+                    State::Rounds {
+                        state: gpu.alloc_zeroed(nu)?,
+                        prio: if prio.is_empty() {
+                            gpu.alloc_zeroed(1)?
+                        } else {
+                            gpu.upload(&prio)?
+                        },
+                        lost: gpu.alloc_zeroed(nu)?,
+                        init_state: vec![undecided; nu],
+                        init_lost: vec![u32::MAX; nu],
                     },
                 )
             }
@@ -170,6 +219,7 @@ impl CudaInput {
             state,
             ctl: gpu.alloc_zeroed(CTL_WORDS)?,
             flag: gpu.pinned_scalar()?,
+            l1: gpu.pinned_scalar()?,
         })
     }
 
@@ -204,10 +254,21 @@ impl CudaInput {
                 label.copy_from(init_label)?;
                 stamp.zero()?;
             }
+            State::Rounds {
+                state,
+                lost,
+                init_state,
+                init_lost,
+                ..
+            } => {
+                state.copy_from(init_state)?;
+                lost.copy_from(init_lost)?;
+            }
             State::PageRank {
                 rank,
                 contrib,
                 acc,
+                l1,
                 init_rank,
                 init_contrib,
                 ..
@@ -215,6 +276,7 @@ impl CudaInput {
                 rank.copy_from(init_rank)?;
                 contrib.copy_from(init_contrib)?;
                 acc.zero()?;
+                l1.zero()?;
             }
         }
         self.ctl.zero()?;
@@ -227,6 +289,8 @@ impl CudaInput {
             AppKind::Bfs => "bfs",
             AppKind::Sssp => "sssp",
             AppKind::Cc => "cc",
+            AppKind::Color => "color",
+            AppKind::Mis => "mis",
             _ => "pagerank",
         }
     }
@@ -237,6 +301,8 @@ impl CudaInput {
             AppKind::Bfs => vec!["bfs_step"],
             AppKind::Sssp => vec!["sssp_step"],
             AppKind::Cc => vec!["cc_step"],
+            AppKind::Color => vec!["color_step0", "color_step1"],
+            AppKind::Mis => vec!["mis_step0", "mis_step1", "mis_step2"],
             _ if self.graph.heavy_vertices() == 0 => vec!["pagerank_step0"],
             _ => vec!["pagerank_step0", "pagerank_step1"],
         }
@@ -265,11 +331,19 @@ impl CudaInput {
                 a.push(Arg::from(label));
                 a.push(Arg::from(stamp));
             }
+            State::Rounds {
+                state, prio, lost, ..
+            } => {
+                a.push(Arg::from(state));
+                a.push(Arg::from(prio));
+                a.push(Arg::from(lost));
+            }
             State::PageRank {
                 rank,
                 contrib,
                 inv_deg,
                 acc,
+                l1,
                 base,
                 damping,
                 tolerance,
@@ -280,6 +354,7 @@ impl CudaInput {
                     Arg::from(contrib),
                     Arg::from(inv_deg),
                     Arg::from(acc),
+                    Arg::from(l1),
                 ]);
                 tail.extend([Arg::from(*base), Arg::from(*damping), Arg::from(*tolerance)]);
             }
@@ -302,6 +377,15 @@ impl CudaInput {
             State::Sssp { dist, .. } => AppOutput::Distances(take(dist.to_vec()?, n)),
             State::Cc { label, .. } => AppOutput::Labels(take(label.to_vec()?, n)),
             State::PageRank { rank, .. } => AppOutput::Ranks(take(rank.to_vec()?, n)),
+            State::Rounds { state, .. } if self.app == AppKind::Color => {
+                AppOutput::Colors(take(state.to_vec()?, n))
+            }
+            State::Rounds { state, .. } => AppOutput::InSet(
+                take(state.to_vec()?, n)
+                    .into_iter()
+                    .map(|s| s == 1)
+                    .collect(),
+            ),
         })
     }
 
@@ -372,17 +456,28 @@ impl CudaInput {
             for k in &kernels {
                 progs.host.enqueue(k, &cfg, &args)?;
             }
-            let changed = self.flag.read(&self.ctl, (it % 3) as usize)?;
+            let converged = self.converged(it)?;
             it += 1;
-            if changed == 0 || it >= bound {
+            if converged || it >= bound {
                 break;
             }
         }
         Ok((it, t0.elapsed().as_secs_f64()))
     }
 
-    /// The loop body (phases + app_advance) captured once as a CUDA graph, replayed in
-    /// batches; `done` is read back after each batch (replays after the end do nothing).
+    /// Whether iteration `it` ended the run (its flag stayed clear; pagerank: its L1 change is
+    /// at most the tolerance), read back.
+    fn converged(&self, it: u32) -> Result<bool> {
+        let slot = (it % 3) as usize;
+        match &self.state {
+            State::PageRank { l1, tolerance, .. } => Ok(self.l1.read(l1, slot)? <= *tolerance),
+            _ => Ok(self.flag.read(&self.ctl, slot)? == 0),
+        }
+    }
+
+    /// The loop body (phases + app_advance) captured once as a CUDA graph — unrolled
+    /// [`GRAPH_UNROLL`] times — and replayed in batches of up to [`GRAPH_MAX_BATCH`]; `done` is
+    /// read back after each batch (iterations after the end return at once).
     fn graph_replay(&self, progs: &AppPrograms) -> Result<(u32, f64)> {
         let tiles = self.input_vertices.div_ceil(32) as usize;
         let blocks = tiles.div_ceil(BLOCK_THREADS / 32).max(1);
@@ -390,14 +485,27 @@ impl CudaInput {
         let kernels = self.step_kernels();
         let bound = self.bound();
         let args = self.args(u32::MAX);
-        let adv = [Arg::from(&self.ctl), Arg::from(bound)];
+        let (adv_kernel, adv) = match &self.state {
+            State::PageRank { l1, tolerance, .. } => (
+                "pagerank_advance",
+                vec![
+                    Arg::from(&self.ctl),
+                    Arg::from(l1),
+                    Arg::from(bound),
+                    Arg::from(*tolerance),
+                ],
+            ),
+            _ => ("app_advance", vec![Arg::from(&self.ctl), Arg::from(bound)]),
+        };
         let graph = self.gpu.capture(|| {
-            for k in &kernels {
-                progs.host.enqueue(k, &cfg, &args)?;
+            for _ in 0..GRAPH_UNROLL {
+                for k in &kernels {
+                    progs.host.enqueue(k, &cfg, &args)?;
+                }
+                progs
+                    .host
+                    .enqueue(adv_kernel, &LaunchConfig::plain(1, 32), &adv)?;
             }
-            progs
-                .host
-                .enqueue("app_advance", &LaunchConfig::plain(1, 32), &adv)?;
             Ok(())
         })?;
         let t0 = Instant::now();
@@ -411,12 +519,12 @@ impl CudaInput {
             if self.flag.read(&self.ctl, K_DONE)? != 0 {
                 break;
             }
-            if launched > u64::from(bound) + 64 {
+            if launched * GRAPH_UNROLL as u64 > u64::from(bound) + 64 {
                 return Err(Error::Input(format!(
                     "graph variant: no end after {launched} replays"
                 )));
             }
-            batch = (batch * 2).min(64);
+            batch = (batch * 2).min(GRAPH_MAX_BATCH);
         }
         let secs = t0.elapsed().as_secs_f64();
         Ok((self.flag.read(&self.ctl, K_ITERS)?, secs))

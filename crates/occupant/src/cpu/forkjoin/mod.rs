@@ -43,12 +43,14 @@
 //! # Ok::<(), occupant::Error>(())
 //! ```
 
+mod epcc;
 mod master;
 mod reduce;
 mod team;
 mod thread;
 mod wait;
 
+pub use epcc::epcc;
 pub use master::{Master, StackArray};
 pub use reduce::Word;
 pub use team::Team;

@@ -160,7 +160,15 @@ where
     L: LocalMemory,
     F: for<'g> Fn(&PhasedGroup<'g>, &L) + Sync,
 {
-    fn run_group(&self, info: GroupInfo<'_>, local: &L, _: StackSource<'_>) -> GroupOutcome {
+    type Unit = ();
+
+    fn run_group(
+        &self,
+        _: &mut (),
+        info: GroupInfo<'_>,
+        local: &L,
+        _: StackSource<'_>,
+    ) -> GroupOutcome {
         run_phased(info, |g| (self.0)(g, local))
     }
 }
@@ -184,7 +192,15 @@ where
     L: LocalMemory,
     F: for<'g> Fn(&PhasedGroup<'g>, &L, &mut [T]) + Sync,
 {
-    fn run_group(&self, info: GroupInfo<'_>, local: &L, _: StackSource<'_>) -> GroupOutcome {
+    type Unit = ();
+
+    fn run_group(
+        &self,
+        _: &mut (),
+        info: GroupInfo<'_>,
+        local: &L,
+        _: StackSource<'_>,
+    ) -> GroupOutcome {
         let g = info.group_linear;
         // SAFETY: `g < group_count` and `out` holds `group_count * chunk` elements, borrowed
         // mutably by `launch_phased_out` for the whole launch; chunk `g` is used by group `g`
@@ -194,3 +210,8 @@ where
         run_phased(info, |grp| (self.kernel)(grp, local, chunk))
     }
 }
+
+/// The examples of `docs/CPU-KERNEL-FORMS.md` compile and pass (checked as doctests).
+#[cfg(doctest)]
+#[doc = include_str!("../../../../../docs/CPU-KERNEL-FORMS.md")]
+struct CpuKernelFormsGuide;

@@ -44,13 +44,14 @@
 //! | --- | --- | --- |
 //! | discovery | quiescent ([`QuiescentDiscovery`]), seed 001's over any [`MutexKind`] with a delay ([`LockedDiscovery`]) | quiescent, with the executor's occupancy hint |
 //! | barrier | [`XfBarrier`], [`AtomicBarrier`], [`TreeBarrier`] | XF; per shape: [`Barrier::with_default_kind_for`] |
-//! | mutex | spin, spin+backoff ([`SpinMutex`]), ticket, ticket+backoff ([`TicketMutex`]) | ticket |
+//! | mutex | spin, spin+backoff ([`SpinMutex`]), ticket, ticket+backoff ([`TicketMutex`]), cohort ([`CohortMutex`]) | ticket; per shape: [`Mutex::with_default_kind_for`] |
 //! | semaphore | spin, spin+backoff ([`SpinSemaphore`]), sleeping ([`SleepingSemaphore`]) | sleeping |
 
 pub mod atomic;
 mod atomic_barrier;
 mod backoff;
 mod barrier;
+mod cohort_mutex;
 mod discovery;
 mod discovery_kind;
 mod discovery_recall;
@@ -72,6 +73,7 @@ mod xf_barrier;
 pub use atomic_barrier::AtomicBarrier;
 pub use backoff::BackoffConfig;
 pub use barrier::{Barrier, BarrierKind};
+pub use cohort_mutex::{CohortMutex, COHORTS, COHORT_PASSES};
 pub use discovery::{Discovered, Discovery, NON_PARTICIPATING};
 pub use discovery_kind::DiscoveryKind;
 pub use discovery_recall::{measure_discovery, DiscoveryRun};

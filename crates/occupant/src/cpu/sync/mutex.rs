@@ -3,6 +3,7 @@
 //! (seed 004 §5, "API").
 
 use super::backoff::BackoffConfig;
+use super::cohort_mutex::{CohortMutex, COHORTS};
 use super::spin_mutex::SpinMutex;
 use super::ticket_mutex::TicketMutex;
 use crate::cpu::Wait;
@@ -31,15 +32,19 @@ pub enum MutexKind {
     Ticket,
     /// Ticket lock with backoff while waiting for its turn ([`TicketMutex::with_backoff`]).
     TicketBackoff,
+    /// Cohort lock ([`CohortMutex`], [`COHORTS`] cohorts by OS thread): the lock is handed
+    /// within a cohort before it is released globally.
+    Cohort,
 }
 
 impl MutexKind {
     /// Every kind, in the order of seed 004.
-    pub const ALL: [MutexKind; 4] = [
+    pub const ALL: [MutexKind; 5] = [
         MutexKind::Spin,
         MutexKind::SpinBackoff,
         MutexKind::Ticket,
         MutexKind::TicketBackoff,
+        MutexKind::Cohort,
     ];
 
     /// The short name used in reports, e.g. `"ticket_backoff"`.
@@ -49,6 +54,7 @@ impl MutexKind {
             MutexKind::SpinBackoff => "spin_backoff",
             MutexKind::Ticket => "ticket",
             MutexKind::TicketBackoff => "ticket_backoff",
+            MutexKind::Cohort => "cohort",
         }
     }
 
@@ -76,6 +82,7 @@ impl fmt::Display for MutexKind {
 enum Inner {
     Spin(SpinMutex),
     Ticket(TicketMutex),
+    Cohort(Box<CohortMutex>),
 }
 
 /// An inter-group mutex whose implementation is chosen at construction.
@@ -109,6 +116,7 @@ impl Mutex {
             MutexKind::SpinBackoff => Inner::Spin(SpinMutex::with_backoff(backoff)),
             MutexKind::Ticket => Inner::Ticket(TicketMutex::new()),
             MutexKind::TicketBackoff => Inner::Ticket(TicketMutex::with_backoff(backoff)),
+            MutexKind::Cohort => Inner::Cohort(Box::new(CohortMutex::new(COHORTS))),
         };
         Self { kind, inner }
     }
@@ -131,6 +139,7 @@ impl RawMutex for Mutex {
         match &self.inner {
             Inner::Spin(m) => m.lock(waiter),
             Inner::Ticket(m) => m.lock(waiter),
+            Inner::Cohort(m) => m.lock(waiter),
         }
     }
 
@@ -138,6 +147,7 @@ impl RawMutex for Mutex {
         match &self.inner {
             Inner::Spin(m) => m.unlock(),
             Inner::Ticket(m) => m.unlock(),
+            Inner::Cohort(m) => m.unlock(),
         }
     }
 }

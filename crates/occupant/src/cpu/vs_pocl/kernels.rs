@@ -242,18 +242,23 @@ impl Workload {
                     &mut plain[..64 * 1024],
                     || (),
                     |g, _, o| {
+                        // Tells LLVM the item loops' trip count: with it, `& 1023` is
+                        // known to be a no-op and the neighbour read a contiguous load.
+                        assert_eq!(g.local_size(0), 1024);
                         let base = g.group_linear_id() * 1024;
                         let mut v = g.private::<u32>();
                         v.copy_from_slice(&input[base..base + 1024]);
                         let mut s = [0u32; 1024];
                         for r in 0..64 {
-                            g.items(|it| s[it.local_linear_id() & 1023] = v[it]);
+                            // `items_with` hands each work-item its private element directly,
+                            // which keeps the loop free of reloads (and vectorised).
+                            g.items_with(&mut v, |it, v| s[it.local_linear_id() & 1023] = *v);
                             // barrier
-                            g.items(|it| {
+                            g.items_with(&mut v, |it, v| {
                                 let l = it.local_linear_id();
-                                v[it] = s[(l + 1) & 1023]
+                                *v = s[(l + 1) & 1023]
                                     .wrapping_mul(3)
-                                    .wrapping_add(v[it])
+                                    .wrapping_add(*v)
                                     .wrapping_add(r);
                             });
                             // barrier
@@ -355,16 +360,20 @@ impl Workload {
                     |g, _| {
                         let bx = (g.group_id(0) * 16) as isize - 1;
                         let by = (g.group_id(1) * 16) as isize - 1;
+                        let clamp = |v: isize| v.clamp(0, W as isize - 1) as usize;
+                        // The tile load is group code: one row copy per tile row (the clamped
+                        // columns only at the grid's left and right edges).
                         let mut tile = [0u32; 18 * 18];
-                        g.items(|it| {
-                            let mut j = it.local_linear_id();
-                            while j < 18 * 18 {
-                                let gx = (bx + (j % 18) as isize).clamp(0, W as isize - 1) as usize;
-                                let gy = (by + (j / 18) as isize).clamp(0, W as isize - 1) as usize;
-                                tile[j] = input[gy * W + gx];
-                                j += 256;
+                        for (r, row) in tile.chunks_exact_mut(18).enumerate() {
+                            let src = &input[clamp(by + r as isize) * W..][..W];
+                            if bx >= 0 && bx + 18 <= W as isize {
+                                row.copy_from_slice(&src[bx as usize..bx as usize + 18]);
+                            } else {
+                                for (c, t) in row.iter_mut().enumerate() {
+                                    *t = src[clamp(bx + c as isize)];
+                                }
                             }
-                        });
+                        }
                         // barrier
                         g.items(|it| {
                             let c = (it.local_id(1) + 1) * 18 + it.local_id(0) + 1;

@@ -12,7 +12,8 @@
 //! (and the median, for the spread). Barrier-free kernels are also compared with plain Rust
 //! loops (one thread against the executor with one compute unit; `threads` threads against
 //! `threads` compute units), and the coroutine form's cost per work-item per barrier is
-//! measured on a kernel made of barriers only.
+//! measured on a kernel made of barriers only. Before every timed run (PoCL's and occupant's)
+//! 64 MiB are written to evict the caches, so every run starts equally cold.
 
 mod harness;
 mod kernels;
@@ -132,6 +133,31 @@ pub struct CpuVsPoclReport {
     pub barrier_cost: BarrierCost,
     /// Whether every occupant output equals PoCL's.
     pub all_equal: bool,
+    /// The host's 1-minute load average before and after the rounds (`/proc/loadavg`; absent
+    /// elsewhere): how busy the shared host was while it measured.
+    pub load_average: Option<(f64, f64)>,
+}
+
+/// Bytes written between timed runs to evict the caches (twice the host's 32 MiB L3).
+const FLUSH_BYTES: usize = 64 << 20;
+
+/// Writes (and reads back) all of `scratch`, evicting every cache level of this core and the
+/// shared last level.
+fn flush_caches(scratch: &mut [u64], salt: usize) {
+    for (i, x) in scratch.iter_mut().enumerate() {
+        *x = (i ^ salt) as u64;
+    }
+    std::hint::black_box(scratch.iter().fold(0u64, |a, &x| a ^ x));
+}
+
+/// The 1-minute load average, where the OS reports one.
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 fn ms(d: Duration) -> f64 {
@@ -190,10 +216,16 @@ pub fn run(cfg: &CpuVsPoclConfig, progress: &mut dyn FnMut(&str)) -> Result<CpuV
         }
     }
 
+    // Written before every timed run (both sides): each run starts with the same cold
+    // caches, whatever the run before it touched (the host's L3 is 32 MiB, the workload
+    // ~64 MiB), so the order of the forms in a round does not favour any of them.
+    let mut scratch = vec![0u64; FLUSH_BYTES / 8];
+    let load_before = load_average();
     // Round 0 warms up (PoCL compiles its kernels) and checks every output; it is not timed.
     for round in 0..=cfg.runs {
         for (ki, &kernel) in cfg.kernels.iter().enumerate() {
             let dump = cfg.build_dir.join(format!("pocl-{}.bin", kernel.name()));
+            flush_caches(&mut scratch, round);
             let t = pocl.run(kernel.name(), 1, (round == 0).then_some(dump.as_path()))?;
             let reference = if round == 0 {
                 Some(harness::read_dump(&dump)?)
@@ -203,6 +235,7 @@ pub fn run(cfg: &CpuVsPoclConfig, progress: &mut dyn FnMut(&str)) -> Result<CpuV
             };
             for s in series.iter_mut().filter(|s| s.kernel == kernel) {
                 let exec = if s.threads == 1 { &exec_1 } else { &exec_n };
+                flush_caches(&mut scratch, round);
                 let t0 = Instant::now();
                 work.run(exec, kernel, s.form, s.threads)?;
                 let t = t0.elapsed();
@@ -217,6 +250,7 @@ pub fn run(cfg: &CpuVsPoclConfig, progress: &mut dyn FnMut(&str)) -> Result<CpuV
         }
     }
 
+    let load_after = load_average();
     let mut kernels = Vec::new();
     let mut plain_loop = Vec::new();
     for (ki, &kernel) in cfg.kernels.iter().enumerate() {
@@ -289,6 +323,7 @@ pub fn run(cfg: &CpuVsPoclConfig, progress: &mut dyn FnMut(&str)) -> Result<CpuV
         plain_loop,
         barrier_cost,
         all_equal,
+        load_average: load_before.zip(load_after),
     })
 }
 

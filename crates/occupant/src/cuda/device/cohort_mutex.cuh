@@ -4,9 +4,8 @@
 // Why: a hand-off through L2 costs a release store plus the next holder's miss (~0.5 us on an
 // H100), which caps any lock on one global word near 2 Mops/s. Inside a cluster a hand-off goes
 // through distributed shared memory instead. The lock has two levels:
-//   local  a ticket lock in the shared memory of the cluster's rank-0 block (DSMEM atomics and
-//          loads at .cluster scope: atom.relaxed.cluster.shared::cluster.add,
-//          ld.acquire.cluster.shared::cluster, st.release.cluster.shared::cluster);
+//   local  a ticket lock in the shared memory of the cluster's rank-0 block (DSMEM atomics at
+//          .cluster scope: atom.{relaxed,acquire,release}.cluster.shared::cluster);
 //   global a ticket lock in global memory (ticket at state[0], turn at state[32]).
 // lock(): take a local ticket and wait for the local turn; if the previous local holder passed
 // the global lock along (`gheld`), the block holds the lock; else it takes the global lock too.
@@ -48,6 +47,9 @@ struct Local {
   u32 passes;   // local hand-offs in a row
 };
 
+// Every access to the local lock words is an atomic, so that compute-sanitizer's racecheck
+// (which does not model ld.acquire/st.release on shared memory) sees no race: loads are
+// atom.or 0, stores atom.exch, with the semantics named.
 __device__ __forceinline__ u32 atom_add_cluster(unsigned addr, u32 v) {
   u32 old;
   asm volatile("atom.relaxed.cluster.shared::cluster.add.u32 %0, [%1], %2;"
@@ -56,19 +58,23 @@ __device__ __forceinline__ u32 atom_add_cluster(unsigned addr, u32 v) {
 }
 __device__ __forceinline__ u32 ld_acquire_cluster(unsigned addr) {
   u32 v;
-  asm volatile("ld.acquire.cluster.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+  asm volatile("atom.acquire.cluster.shared::cluster.or.b32 %0, [%1], 0;"
+               : "=r"(v) : "r"(addr) : "memory");
   return v;
 }
 __device__ __forceinline__ u32 ld_relaxed_cluster(unsigned addr) {
   u32 v;
-  asm volatile("ld.relaxed.cluster.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+  asm volatile("atom.relaxed.cluster.shared::cluster.or.b32 %0, [%1], 0;"
+               : "=r"(v) : "r"(addr) : "memory");
   return v;
 }
 __device__ __forceinline__ void st_relaxed_cluster(unsigned addr, u32 v) {
-  asm volatile("st.relaxed.cluster.shared::cluster.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+  asm volatile("{ .reg .b32 old; atom.relaxed.cluster.shared::cluster.exch.b32 old, [%0], %1; }"
+               ::"r"(addr), "r"(v) : "memory");
 }
 __device__ __forceinline__ void st_release_cluster(unsigned addr, u32 v) {
-  asm volatile("st.release.cluster.shared::cluster.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+  asm volatile("{ .reg .b32 old; atom.release.cluster.shared::cluster.exch.b32 old, [%0], %1; }"
+               ::"r"(addr), "r"(v) : "memory");
 }
 
 }  // namespace cohort
@@ -130,12 +136,17 @@ struct CohortMutex {
     if (waiting != my + 1u && passes < (u32)OCC_COHORT_PASSES) {
       cohort::st_relaxed_cluster(l_passes, passes + 1u);
       cohort::st_relaxed_cluster(l_gheld, 1u);
+      cohort::st_release_cluster(l_turn, my + 1u);
     } else {
+      const u32 g = cohort::ld_relaxed_cluster(l_gticket);
       cohort::st_relaxed_cluster(l_passes, 0u);
       cohort::st_relaxed_cluster(l_gheld, 0u);
-      st_release(gturn, cohort::ld_relaxed_cluster(l_gticket) + 1u);
+      // One fence for both releases: fence.acq_rel.gpu followed by strong relaxed writes is a
+      // release pattern at .gpu scope (and so at .cluster scope).
+      fence_acq_rel();
+      st_relaxed(gturn, g + 1u);
+      cohort::st_relaxed_cluster(l_turn, my + 1u);
     }
-    cohort::st_release_cluster(l_turn, my + 1u);
   }
 };
 

@@ -7,10 +7,11 @@
 // master warp leave at once (the seed's requirement: a named barrier counts a warp when all its
 // non-exited threads arrive). The worker warps wait in a pool on named barrier 0. When the
 // master reaches a parallel region it writes the region's id and payload into shared memory and
-// arrives at barrier 0 (bar.arrive: it does not wait), which releases the pool; the warps that
-// the region needs run it, the others go straight back to the pool. At the end of the region
-// the active warps arrive at barrier 1 (the join) on which the master waits: only the warps
-// actually used take part in it.
+// syncs on barrier 0 (the pool is already there, so it hardly waits), which releases the pool;
+// the warps that the region needs run it, the others go straight back to the pool. At the end
+// of the region the active warps sync on barrier 1 (the join) with the master: only the warps
+// actually used take part in it. Every hand-off is a barrier.sync on both sides (no
+// arrive->sync pairs), so compute-sanitizer racecheck sees the ordering.
 //
 //   named barrier  participants                      used for
 //   -------------  --------------------------------  -------------------------------------------
@@ -40,7 +41,7 @@
 //     __shared__ occ::fj::Team team;
 //     __shared__ alignas(16) unsigned char stack[1024];
 //     team.setup(stack, sizeof stack, nullptr, 0);                   // no global spill area
-//     occ::fj::run<Scale>(team, [&](auto& m) {                        // serial code: one thread
+//     occ::fj::run<Scale>(team, [&](occ::fj::Master<Scale>& m) {      // serial code: one thread
 //       Scale r{x, 2.0f, n, 0.f};
 //       m.parallel(m.max_threads(), r);                               // fork ... join
 //       out[blockIdx.x] = r.sum;
@@ -96,19 +97,40 @@ __device__ __forceinline__ void named_arrive(unsigned id, unsigned threads) {
   asm volatile("barrier.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+/// `barrier.red.popc.u32 id, threads, pred` (non-aligned): a barrier that also returns, in
+/// every participant, how many participants arrived with `pred` true. The partial last warp's
+/// idle lanes learn through it that the region ended (no shared word read after a barrier that
+/// a writer may already have left: compute-sanitizer racecheck sees no hazard).
+__device__ __forceinline__ unsigned named_red_popc(unsigned id, unsigned threads, bool pred) {
+  unsigned r;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %3, 0;\n\t"
+      "barrier.red.popc.u32 %0, %1, %2, p;\n\t}"
+      : "=r"(r)
+      : "r"(id), "r"(threads), "r"((unsigned)pred)
+      : "memory");
+  return r;
+}
+
 /// Cycle counter of the SM (clock64), for the benchmarks.
 __device__ __forceinline__ long long cycles() { return clock64(); }
 
 /// The team's shared state. Declare it `__shared__` in the kernel and call setup() before run().
 struct Team {
-  // Published by the master before a fork (read by the workers after barrier 0).
-  unsigned region;        // 1 + index of the region type; 0 terminates the pool
-  unsigned nthreads;      // threads of the region
-  unsigned active_warps;  // ceil(nthreads / 32)
-  unsigned gen;           // regions forked so far (tells the end of a region to partial warps)
-  void* payload;          // the region object, on the data-sharing stack
+  // Published by the master before a fork (read by the workers after barrier 0), in slot
+  // (fork number & 1): a warp that the region does not need reads its slot after barrier 0 and
+  // goes back to the pool without joining, so the master may already be writing the next
+  // fork's descriptor meanwhile - into the other slot. It cannot get two forks ahead: the next
+  // fork's barrier 0 waits for that warp.
+  struct Descriptor {
+    unsigned region;        // 1 + index of the region type; 0 terminates the pool
+    unsigned nthreads;      // threads of the region
+    unsigned active_warps;  // ceil(nthreads / 32)
+    unsigned gen;           // forks so far, this one included
+    void* payload;          // the region object, on the data-sharing stack
+  } desc[2];
+  unsigned gen;             // forks before the serial code (the Master counts in a register)
   // Worksharing / reductions inside a region.
-  unsigned long long ending;        // (gen << 32) | index of the last team barrier of region gen
   unsigned long long dyn_next[2];   // dynamic schedule counters (double-buffered)
   unsigned long long red[2][MAX_WORKER_WARPS + 1];  // per-warp partials (double-buffered)
   // Data-sharing stack: shared memory first, then the global spill area.
@@ -124,9 +146,11 @@ struct Team {
   unsigned dbg_count, dbg_sense, dbg_min, dbg_max, dbg_errors;
 
   /// Sets the data-sharing stack (shared memory, 16-byte aligned) and this block's global spill
-  /// area (may be null / 0). Call from every thread before run() (same values: benign).
+  /// area (may be null / 0). Call from every thread before run(); only the master thread (lane
+  /// 0 of the last warp, the one that reads them) stores.
   __device__ void setup(unsigned char* shared_stack, unsigned shared_bytes,
                         unsigned char* global_spill, unsigned global_bytes) {
+    if (threadIdx.x != blockDim.x - WARP) return;
     stack = shared_stack;
     stack_bytes = shared_bytes;
     spill = global_spill;
@@ -156,14 +180,21 @@ class Thread {
   /// Barriers this thread passed in the region (the debug mode compares them at the join).
   __device__ __forceinline__ unsigned barriers_passed() const { return bars_; }
 
-  /// User barrier: named barrier 2 over the region's active warps only.
+  /// User barrier: named barrier 2 over the region's active warps only. In a region whose
+  /// last warp is partial, every team barrier is a `barrier.red.popc` with a false predicate
+  /// (the idle lanes of that warp wait on the same barrier; the region's end barrier is the one
+  /// with a true predicate).
   __device__ __forceinline__ void barrier() {
     ++bars_;
     if (n_ == 1u) return;
 #if OCC_FJ_DEBUG
     debug_barrier();
 #else
-    named_sync(TEAM_BARRIER, warps_ * WARP);
+    if ((n_ & 31u) == 0u) {
+      named_sync(TEAM_BARRIER, warps_ * WARP);
+    } else {
+      (void)named_red_popc(TEAM_BARRIER, warps_ * WARP, false);
+    }
 #endif
   }
 
@@ -179,6 +210,15 @@ class Thread {
   __device__ __forceinline__ void for_static_nowait(long long lo, long long hi, F&& f) {
     if (hi <= lo) return;
     const long long count = hi - lo;
+    if (count <= 0x7fffffffLL) {
+      // 32-bit bounds: a 64-bit division is a long emulated sequence on the GPU.
+      const unsigned c = (unsigned)count;
+      const unsigned per32 = (c + n_ - 1u) / n_;
+      const unsigned b32 = per32 * tid_;
+      const unsigned e32 = b32 + per32 < c ? b32 + per32 : c;
+      for (unsigned i = b32; i < e32; ++i) f(lo + (long long)i);
+      return;
+    }
     const long long per = (count + n_ - 1) / n_;
     long long b = lo + per * tid_;
     long long e = b + per < hi ? b + per : hi;
@@ -214,8 +254,8 @@ class Thread {
     }
     const unsigned k = loops_++ & 1u;
     // Counter k^1 was last used by the loop before this one, which every thread has left
-    // (its end barrier); the next loop uses it. Every thread writes the same 0.
-    team_.dyn_next[k ^ 1u] = 0ull;
+    // (its end barrier); the next loop uses it (after this loop's end barrier). One writer.
+    if (tid_ == 0u) team_.dyn_next[k ^ 1u] = 0ull;
     for (;;) {
       const unsigned long long got =
           atomicAdd(&team_.dyn_next[k], (unsigned long long)chunk);
@@ -261,8 +301,9 @@ class Thread {
   }
 
   /// Reduction with an associative, commutative `op`: shuffles within each warp, the warps'
-  /// partials in shared memory (double-buffered so one barrier suffices), every thread
-  /// combines them. T at most 8 bytes.
+  /// partials in shared memory (double-buffered so one barrier suffices), then every warp
+  /// loads the partials into its lanes and folds them with shuffles (no sequential loop over
+  /// the warps). T at most 8 bytes.
   template <class T, class Op>
   __device__ T reduce(T v, Op op) {
     static_assert(sizeof(T) <= 8, "occ::fj reductions take values of at most 8 bytes");
@@ -279,9 +320,21 @@ class Thread {
     T* slots = reinterpret_cast<T*>(&team_.red[k][0]);
     if (lane == 0u) slots[warp * (8u / sizeof(T))] = v;
     barrier();
-    T r = slots[0];
-    for (unsigned w = 1; w < warps_; ++w) r = op(r, slots[w * (8u / sizeof(T))]);
-    return r;
+    // Lane l folds partials l, l + in_warp, ... (a partial warp has fewer lanes than there may
+    // be partials), then a shuffle tree over the first min(in_warp, warps_) lanes.
+    T r = lane < warps_ ? slots[lane * (8u / sizeof(T))] : v;
+    for (unsigned w = lane + in_warp; w < warps_; w += in_warp) {
+      r = op(r, slots[w * (8u / sizeof(T))]);
+    }
+    const unsigned held = in_warp < warps_ ? in_warp : warps_;
+    if (held > 1u) {
+#pragma unroll
+      for (unsigned d = 16u; d >= 1u; d >>= 1) {
+        const T o = __shfl_down_sync(mask, r, d);
+        if (lane + d < held) r = op(r, o);
+      }
+    }
+    return __shfl_sync(mask, r, 0);
   }
 
   /// A nested region: runs serially in this thread as a team of one (OpenMP's default of one
@@ -380,10 +433,17 @@ struct Plain<const T&> {
 template <class... Regions>
 class Master {
  public:
-  __device__ explicit Master(Team& team) : team_(team) {}
+  /// Takes the team's stack bounds and counters (set by setup() and run()) into registers:
+  /// only this thread changes them, so the fork path reads no shared word for its own state.
+  __device__ explicit Master(Team& team)
+      : team_(team), stack_(team.stack), spill_(team.spill), stack_bytes_(team.stack_bytes),
+        spill_bytes_(team.spill_bytes), sp_(team.sp), spill_sp_(team.spill_sp), gen_(team.gen),
+        workers_(team.workers) {}
 
   /// Worker threads in the pool (32 * worker warps): the most a region can have.
-  __device__ __forceinline__ unsigned max_threads() const { return team_.workers; }
+  __device__ __forceinline__ unsigned max_threads() const { return workers_; }
+  /// Forks so far (the next fork's descriptor slot is (forks() + 1) & 1).
+  __device__ __forceinline__ unsigned forks() const { return gen_; }
   /// Most bytes the data-sharing stack ever had in the global spill area.
   __device__ __forceinline__ unsigned spilled_bytes() const { return team_.spilled; }
 
@@ -393,15 +453,15 @@ class Master {
   template <class T>
   __device__ T* push(unsigned count = 1u) {
     const unsigned bytes = (unsigned)((sizeof(T) * count + 15u) & ~15ull);
-    if (team_.sp + bytes <= team_.stack_bytes) {
-      T* p = reinterpret_cast<T*>(team_.stack + team_.sp);
-      team_.sp += bytes;
+    if (sp_ + bytes <= stack_bytes_) {
+      T* p = reinterpret_cast<T*>(stack_ + sp_);
+      sp_ += bytes;
       return p;
     }
-    if (team_.spill != nullptr && team_.spill_sp + bytes <= team_.spill_bytes) {
-      T* p = reinterpret_cast<T*>(team_.spill + team_.spill_sp);
-      team_.spill_sp += bytes;
-      if (team_.spill_sp > team_.spilled) team_.spilled = team_.spill_sp;
+    if (spill_ != nullptr && spill_sp_ + bytes <= spill_bytes_) {
+      T* p = reinterpret_cast<T*>(spill_ + spill_sp_);
+      spill_sp_ += bytes;
+      if (spill_sp_ > team_.spilled) team_.spilled = spill_sp_;
       return p;
     }
     fail(team_);
@@ -409,12 +469,12 @@ class Master {
   }
   /// The stack's current top (shared and spill), for release().
   __device__ __forceinline__ unsigned long long mark() const {
-    return ((unsigned long long)team_.spill_sp << 32) | team_.sp;
+    return ((unsigned long long)spill_sp_ << 32) | sp_;
   }
   /// Frees everything pushed since `m` was taken.
   __device__ __forceinline__ void release(unsigned long long m) {
-    team_.sp = (unsigned)m;
-    team_.spill_sp = (unsigned)(m >> 32);
+    sp_ = (unsigned)m;
+    spill_sp_ = (unsigned)(m >> 32);
   }
 
   /// Forks a region of `num_threads` threads (clamped to 1 .. max_threads()) running a copy of
@@ -428,17 +488,20 @@ class Master {
                   "occ::fj: this region type is not in occ::fj::run<...>'s list");
     const unsigned id = 1u + detail::IndexOf<R, Regions...>::value;
     if (num_threads < 1u) num_threads = 1u;
-    if (num_threads > team_.workers) num_threads = team_.workers;
+    if (num_threads > workers_) num_threads = workers_;
     const unsigned long long m = mark();
     R* copy = push<R>(1u);
     if (copy == nullptr) return false;
     detail::copy_region(copy, &body);
     const unsigned warps = (num_threads + 31u) / 32u;
-    team_.region = id;
-    team_.nthreads = num_threads;
-    team_.active_warps = warps;
-    team_.payload = copy;
-    team_.gen += 1u;
+    const unsigned gen = gen_ + 1u;
+    Team::Descriptor& d = team_.desc[gen & 1u];
+    d.region = id;
+    d.nthreads = num_threads;
+    d.active_warps = warps;
+    d.payload = copy;
+    d.gen = gen;
+    gen_ = gen;
     team_.dyn_next[0] = 0ull;
     team_.dyn_next[1] = 0ull;
 #if OCC_FJ_DEBUG
@@ -446,8 +509,11 @@ class Master {
     team_.dbg_max = 0u;
     const unsigned errors_before = team_.dbg_errors;
 #endif
-    named_arrive(POOL_BARRIER, team_.workers + WARP);  // fork: release the pool
-    named_sync(JOIN_BARRIER, warps * WARP + WARP);     // join: the active warps only
+    // Fork: barrier.sync, not arrive. The pool is already waiting (the previous region's warps
+    // went back to it right after the join), so waiting costs the master next to nothing, and
+    // the hand-off is a barrier.sync on both sides, which racecheck recognises.
+    named_sync(POOL_BARRIER, workers_ + WARP);
+    named_sync(JOIN_BARRIER, warps * WARP + WARP);  // join: the active warps only
     detail::copy_region(&body, copy);
     release(m);
 #if OCC_FJ_DEBUG
@@ -487,6 +553,9 @@ class Master {
 
  private:
   Team& team_;
+  unsigned char* stack_;
+  unsigned char* spill_;
+  unsigned stack_bytes_, spill_bytes_, sp_, spill_sp_, gen_, workers_;
 };
 
 namespace detail {
@@ -496,17 +565,18 @@ template <class... Regions>
 __device__ void worker_loop(Team& team, unsigned tid) {
   const unsigned warp = tid >> 5;
   const unsigned pool = blockDim.x;  // (not team.workers: the master may not have written it yet)
-  for (;;) {
+  for (unsigned forks = 1u;; ++forks) {
     named_sync(POOL_BARRIER, pool);  // wait for work (acquires the master's writes)
-    const unsigned id = team.region;
+    const Team::Descriptor& d = team.desc[forks & 1u];
+    const unsigned id = d.region;
     if (id == 0u) return;           // termination
-    const unsigned warps = team.active_warps;
+    const unsigned warps = d.active_warps;
     if (warp >= warps) continue;    // not needed: back to the pool at once
-    const unsigned n = team.nthreads;
-    const unsigned gen = team.gen;
+    const unsigned n = d.nthreads;
+    void* const payload = d.payload;
     if (tid < n) {
       Thread t(team, tid, n, 1u);
-      const bool known = Dispatch<1u, Regions...>::call(id, team.payload, t);
+      const bool known = Dispatch<1u, Regions...>::call(id, payload, t);
 #if OCC_FJ_DEBUG
       if (!known) fail(team);
       atomicMin(&team.dbg_min, t.barriers_passed());
@@ -516,16 +586,10 @@ __device__ void worker_loop(Team& team, unsigned tid) {
 #endif
 #if !OCC_FJ_DEBUG
       if ((n & 31u) != 0u) {
-        // A partial last warp: its idle lanes wait at the team barrier (below) and pass it
-        // once per user barrier; tell them the region ended with one more team barrier.
-        // (gen, index of this final barrier): idle lanes compare it with their own count of
-        // passes, so an early look (after a user barrier) cannot mistake it for the end.
-        if (tid == 0u) {
-          const unsigned long long e =
-              ((unsigned long long)gen << 32) | (unsigned long long)(t.barriers_passed() + 1u);
-          st_relaxed_cta(&team.ending, e);
-        }
-        named_sync(TEAM_BARRIER, warps * WARP);
+        // A partial last warp: its idle lanes wait at the team barrier (below), passing it
+        // once per user barrier (barrier.red.popc with a false predicate); the region's end is
+        // one more team barrier where every active thread says true.
+        (void)named_red_popc(TEAM_BARRIER, warps * WARP, true);
       }
 #endif
     } else {
@@ -533,14 +597,14 @@ __device__ void worker_loop(Team& team, unsigned tid) {
       // ends, so that the active lanes of this warp see it arrive at each of theirs. (The
       // debug mode's software barrier counts threads, not warps: idle lanes take no part.)
 #if !OCC_FJ_DEBUG
-      for (unsigned passes = 1u;; ++passes) {
-        named_sync(TEAM_BARRIER, warps * WARP);
-        const unsigned long long e = ld_relaxed_cta(&team.ending);
-        if (e == (((unsigned long long)gen << 32) | passes)) break;
+      while (named_red_popc(TEAM_BARRIER, warps * WARP, false) == 0u) {
       }
 #endif
     }
-    named_arrive(JOIN_BARRIER, warps * WARP + WARP);  // the implicit barrier at the end
+    // The implicit barrier at the end: barrier.sync (not arrive) so that the hand-off of the
+    // region's writes to the master is a sync on both sides (racecheck-clean). The master is
+    // already waiting there, so this costs the workers nothing.
+    named_sync(JOIN_BARRIER, warps * WARP + WARP);
   }
 }
 
@@ -549,36 +613,36 @@ __device__ void worker_loop(Team& team, unsigned tid) {
 /// The kernel entry of a fork-join block (seed 003's TARGET): the last warp is the master, the
 /// others are the worker pool. Launch with blockDim = (32 * (W + 1), 1, 1), 1 <= W <= 31, and
 /// call it as the kernel's last statement, from every thread. `serial(m)` runs on lane 0 of the
-/// master warp with an occ::fj::Master<Regions...>& m; the other master lanes return at once.
+/// master warp with an occ::fj::Master<Regions...>& m (name the type: NVRTC 13.0 rejects a
+/// generic `[&](auto& m)` lambda at kernel scope); the other master lanes return at once.
 /// Returns (in every thread) when the serial code has returned and the pool has ended.
 template <class... Regions, class Serial>
 __device__ void run(Team& team, Serial&& serial) {
+  if (blockDim.x % WARP != 0u || blockDim.x < 2u * WARP ||
+      blockDim.x > (MAX_WORKER_WARPS + 1u) * WARP || blockDim.y != 1u || blockDim.z != 1u) {
+    // A shape the runtime cannot serve: one thread records it, nobody waits on anything.
+    if (threadIdx.x == 0u && threadIdx.y == 0u && threadIdx.z == 0u) expire(ForkJoin);
+    return;
+  }
   const unsigned tid = threadIdx.x;
-  const unsigned master_warp = blockDim.x / 32u - 1u;
+  const unsigned master_warp = blockDim.x / WARP - 1u;
   if (tid >> 5 == master_warp) {
     if ((tid & 31u) != 0u) return;  // the seed: one SIMT thread of the master warp
     team.workers = master_warp * WARP;
-    team.region = 0u;
+    team.desc[0].region = team.desc[1].region = 0u;
     team.gen = 0u;
-    team.ending = 0ull;
     team.sp = 0u;
     team.spill_sp = 0u;
     team.spilled = 0u;
     team.dbg_count = 0u;
     team.dbg_sense = 0u;
     team.dbg_errors = 0u;
-    if (blockDim.x % 32u != 0u || master_warp < 1u || master_warp > MAX_WORKER_WARPS ||
-        blockDim.y != 1u || blockDim.z != 1u) {
-      fail(team);  // a shape the runtime cannot serve: record it; the pool is released below
-    } else {
-      Master<Regions...> m(team);
-      serial(m);
-    }
-    team.region = 0u;
-    named_arrive(POOL_BARRIER, blockDim.x);  // terminate the pool
+    Master<Regions...> m(team);
+    serial(m);
+    team.desc[(m.forks() + 1u) & 1u].region = 0u;  // the next fork's slot says: terminate
+    named_sync(POOL_BARRIER, blockDim.x);           // terminate the pool
     return;
   }
-  if (blockDim.x % 32u != 0u || master_warp > MAX_WORKER_WARPS) return;
   detail::worker_loop<Regions...>(team, tid);
 }
 

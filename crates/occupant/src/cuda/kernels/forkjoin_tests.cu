@@ -132,7 +132,7 @@ extern "C" __global__ void fj_semantics(long long* out, unsigned* hits, int hits
   team.setup(stack, sizeof stack, spill + (size_t)blockIdx.x * spill_per_block, spill_per_block);
   long long* o = out + (size_t)blockIdx.x * FJ_CHECKS;
   unsigned* h = hits + (size_t)blockIdx.x * 3u * (unsigned)hits_len;
-  occ::fj::run<FJ_REGIONS>(team, [&](auto& m) {
+  occ::fj::run<FJ_REGIONS>(team, [&](occ::fj::Master<FJ_REGIONS>& m) {
     const unsigned all = m.max_threads();
     ShareInOut s{100, 0, 0};
     m.parallel(all, s);
@@ -150,7 +150,7 @@ extern "C" __global__ void fj_semantics(long long* out, unsigned* hits, int hits
     o[7] = (long long)(r.dmax * 4.0);
     o[8] = (long long)(r.usum >> 33);
     const unsigned long long mk = m.mark();
-    Barriers b{m.template push<int>(all), 0};
+    Barriers b{m.push<int>(all), 0};
     m.parallel(n_small, b);
     o[9] = b.checksum;
     m.release(mk);
@@ -164,7 +164,7 @@ extern "C" __global__ void fj_semantics(long long* out, unsigned* hits, int hits
     o[11] = nz.inner_threads_sum;
     o[12] = nz.inner_level_max;
     const int len = 1000;  // 4000 bytes: more than the 512-byte shared stack
-    Spill sp{m.template push<int>(len), len, 0};
+    Spill sp{m.push<int>(len), len, 0};
     const bool ran = sp.big != nullptr && m.parallel(all, sp);
     o[13] = ran ? sp.sum : -1;
     o[14] = m.spilled_bytes() >= (unsigned)(len * 4) ? 1 : 0;

@@ -65,8 +65,9 @@ kind_enum! {
         /// One hop: arrivals on up to 32 bucket lines, every block polls every bucket (one
         /// thread per bucket); for few blocks.
         Gather => "gather", "occ::sync::GatherBarrier", 17;
-        /// Two hops: arrivals on up to 128 bucket lines gathered by participant 0, then one
-        /// release line per bucket (at most 17 pollers a line at 2112 blocks); for many.
+        /// Two hops: arrivals on up to 128 bucket lines gathered by participant 0 (one
+        /// thread per bucket), then one release line per bucket (at most 17 pollers a line at
+        /// 2112 blocks); for many blocks.
         Spread => "spread", "occ::sync::SpreadBarrier", 18;
     }
 }

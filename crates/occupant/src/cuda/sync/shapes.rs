@@ -28,7 +28,7 @@ use crate::cuda::Gpu;
 use crate::model::{LaunchShape, Result, ShapeClass, ShapeTable};
 
 /// The shape tables built into the library: (results folder name of the GPU, JSON).
-const BUILTIN: &[(&str, &str)] = &[];
+const BUILTIN: &[(&str, &str)] = &[("nvidia-h100", include_str!("shapes/nvidia-h100.json"))];
 
 /// The built-in shape table for a device name (matched by its results folder name, e.g.
 /// `nvidia-h100`), if the library has one.

@@ -1,0 +1,619 @@
+//! The cooperative-kernel experiments on a GPU (issue 12, seed 000 §5): writes JSON and SVG
+//! under the directory given as the first argument.
+//!
+//! ```text
+//! coop_cuda_experiments OUT_DIR [quick]
+//! coop_cuda_experiments --child PERIOD_MS BLOCKS N DURATION_MS   (the second process)
+//! coop_cuda_experiments --green OTHER_SMS FULL_GPU_US N_LIGHT N_MEDIUM N_HEAVY   (green contexts)
+//! ```
+//! 1. cooperative vs persistent BFS and SSSP without multitasking (every input, both barrier
+//!    variants);
+//! 2. co-runs: light / medium / heavy × 1 / quarter / half / all-but-one groups × regular /
+//!    query barrier (gather time, other kernel's start latency, period met, slowdown);
+//! 3. the same workloads with what CUDA offers, in the same run: a high-priority stream beside
+//!    the persistent BFS, a second process (time slicing), and green contexts (a quarter of the
+//!    SMs for the matmul, the rest for the persistent BFS; in a child process).
+//!
+//! Without a GPU it prints why and exits 0.
+
+use occupant::cuda::coop::{Lane, MATMUL_CU};
+use occupant::cuda::{CompileOptions, Gpu};
+use occupant_apps::coop_cuda::{median, App, BarrierMode, Multitasker, Request, Share, WORKLOADS};
+use occupant_apps::graph::{BuildOptions, Csr, GraphSpec};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+/// An input that ran: its spec, graph, sources and rounds.
+type Input = (&'static str, Csr, Vec<u32>, u32);
+
+fn main() {
+    std::env::set_var("CUDA_MODULE_LOADING", "EAGER");
+    let args: Vec<String> = std::env::args().collect();
+    let r = if args.get(1).map(String::as_str) == Some("--child") {
+        child(&args[2..])
+    } else if args.get(1).map(String::as_str) == Some("--green") {
+        green_child(&args[2..])
+    } else if let Some(out) = args.get(1) {
+        run(
+            Path::new(out),
+            args.get(2).map(String::as_str) == Some("quick"),
+        )
+    } else {
+        eprintln!("usage: coop_cuda_experiments OUT_DIR [quick]");
+        std::process::exit(2);
+    };
+    if let Err(e) = r {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn graph(spec: &str) -> Res<Csr> {
+    let spec: GraphSpec = spec.parse()?;
+    let el = spec.generate()?;
+    Ok(el.to_csr(&BuildOptions::undirected_simple())?)
+}
+
+fn write(out: &Path, name: &str, v: &Value) -> Res<()> {
+    std::fs::write(out.join(name), serde_json::to_string_pretty(v)?)?;
+    Ok(())
+}
+
+fn run(out: &Path, quick: bool) -> Res<()> {
+    std::fs::create_dir_all(out)?;
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            println!("no GPU: {e}");
+            return Ok(());
+        }
+    };
+    let device = gpu.info().name.clone();
+    println!("device: {device}");
+    let inputs: [(&str, u32); 2] = [("grid:1000x1000", 80), ("rmat:scale=20,ef=16", 80)];
+    // 1. Cooperative vs persistent, no multitasking.
+    let mut overhead = Vec::new();
+    let mut graphs = Vec::new();
+    for (spec, rounds) in inputs {
+        let one = || -> Res<(Value, Input)> {
+            let t = Instant::now();
+            let g = graph(spec)?;
+            let n = g.num_vertices();
+            let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
+            println!(
+                "{spec}: {n} vertices, {} edges ({:.1} s)",
+                g.num_edges(),
+                t.elapsed().as_secs_f64()
+            );
+            let reps = if quick { 1 } else { 3 };
+            let mut rows = Vec::new();
+            for app in [App::Bfs, App::Sssp] {
+                let app_rounds = if app == App::Sssp { rounds / 8 } else { rounds };
+                let mut m = Multitasker::with_app(&gpu, &g, &sources, app_rounds, 256, 2, app)?;
+                let mut best = [f64::MAX; 3];
+                let mut wrong = 0;
+                for _ in 0..reps {
+                    for (i, mode) in [
+                        BarrierMode::Persistent,
+                        BarrierMode::Regular,
+                        BarrierMode::Query,
+                    ]
+                    .into_iter()
+                    .enumerate()
+                    {
+                        let (us, w) = m.bfs_alone(mode)?;
+                        best[i] = best[i].min(us);
+                        wrong += w;
+                    }
+                }
+                let row = json!({"app": app.name(), "input": spec, "vertices": n, "edges": g.num_edges(),
+                    "rounds": app_rounds, "groups": m.groups(), "persistent_us": best[0],
+                    "regular_us": best[1], "query_us": best[2],
+                    "regular_slowdown": best[1] / best[0], "query_slowdown": best[2] / best[0],
+                    "wrong_rounds": wrong, "repetitions": reps});
+                println!("{row}");
+                rows.push(row);
+            }
+            let row = Value::Array(rows);
+            Ok((row, (spec, g, sources, rounds)))
+        };
+        match one() {
+            Ok((rows, gr)) => {
+                if let Value::Array(rows) = rows {
+                    overhead.extend(rows);
+                }
+                graphs.push(gr);
+            }
+            Err(e) => {
+                println!("{spec}: failed: {e}");
+                overhead.push(json!({"input": spec, "error": e.to_string()}));
+            }
+        }
+    }
+    let sl: Vec<f64> = overhead
+        .iter()
+        .flat_map(|r| {
+            [
+                r["regular_slowdown"].as_f64().unwrap_or(0.0),
+                r["query_slowdown"].as_f64().unwrap_or(0.0),
+            ]
+        })
+        .filter(|x| *x > 0.0)
+        .collect();
+    let geomean = (sl.iter().map(|x| x.ln()).sum::<f64>() / sl.len() as f64).exp();
+    let max = sl.iter().cloned().fold(0.0, f64::max);
+    write(
+        out,
+        "overhead.json",
+        &json!({"device": device, "rows": overhead,
+        "geomean_slowdown": geomean, "max_slowdown": max,
+        "goal": {"geomean": 1.03, "max": 1.10}}),
+    )?;
+    println!("overhead: geomean {geomean:.4} max {max:.4}");
+
+    // 2 + 3. Co-runs on the road-like input.
+    let (spec, g, sources, rounds) = graphs.first().ok_or("no input ran")?;
+    let mut m = Multitasker::new(&gpu, g, sources, *rounds, 256, 2)?;
+    let mut coruns = Vec::new();
+    let mut vendor = Vec::new();
+    let mut mm_ns = Vec::new();
+    for w in WORKLOADS {
+        let mm_n = match m.calibrate(w.exec_ms) {
+            Ok(n) => n,
+            Err(e) => {
+                println!("{}: calibration failed: {e}", w.name);
+                continue;
+            }
+        };
+        mm_ns.push(mm_n);
+        let full = m.exec_alone_us(m.groups())?;
+        println!(
+            "{}: matmul n = {mm_n}, {full:.0} µs on the whole GPU",
+            w.name
+        );
+        let shares: &[Share] = if quick {
+            &[Share::Quarter]
+        } else {
+            &Share::ALL
+        };
+        for &share in shares {
+            for mode in [BarrierMode::Regular, BarrierMode::Query] {
+                let r = match m.corun_cooperative(mode, w, share) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        println!(
+                            "coop {} {} {}: failed: {e}",
+                            w.name,
+                            share.name(),
+                            mode.name()
+                        );
+                        coruns.push(json!({"workload": w, "share": share, "barrier": mode, "error": e.to_string()}));
+                        continue;
+                    }
+                };
+                println!(
+                    "coop {} {} {}: {} requests, gather median {:.1} µs, start latency {:.1} µs, period met {:.2}, slowdown {:.3} (model {:.3}), wrong {}",
+                    w.name, share.name(), mode.name(), r.requests.len(), r.median_gather_us,
+                    r.median_start_latency_us, r.period_met_fraction, r.slowdown, r.preemption_model, r.wrong_rounds
+                );
+                let mut v = serde_json::to_value(&r)?;
+                v["matmul_n"] = json!(mm_n);
+                v["matmul_full_gpu_us"] = json!(full);
+                v["input"] = json!(spec);
+                coruns.push(v);
+                write(
+                    out,
+                    "coruns.json",
+                    &json!({"device": device, "coruns": coruns, "partial": true}),
+                )?;
+            }
+        }
+        // High-priority stream beside the persistent kernel.
+        let r = match m.corun_priority_stream(w, Share::Quarter) {
+            Ok(r) => r,
+            Err(e) => {
+                println!("priority stream {}: failed: {e}", w.name);
+                vendor.push(
+                    json!({"mechanism": "priority_stream", "workload": w, "error": e.to_string()}),
+                );
+                continue;
+            }
+        };
+        println!(
+            "priority stream {}: {} requests, start latency median {:.1} µs, period met {:.2}, slowdown {:.3}",
+            w.name, r.requests.len(), r.median_start_latency_us, r.period_met_fraction, r.slowdown
+        );
+        let mut v = serde_json::to_value(&r)?;
+        v["matmul_n"] = json!(mm_n);
+        v["input"] = json!(spec);
+        vendor.push(v);
+        write(
+            out,
+            "vendor.json",
+            &json!({"device": device, "runs": vendor, "partial": true}),
+        )?;
+        // A second process (time slicing).
+        let quarter = Share::Quarter.groups(m.groups());
+        match second_process(&mut m, w.period_ms, mm_n, quarter) {
+            Ok(v) => {
+                println!("second process {}: {}", w.name, v["summary"]);
+                let mut v = v;
+                v["workload"] = serde_json::to_value(w)?;
+                v["input"] = json!(spec);
+                vendor.push(v);
+            }
+            Err(e) => {
+                println!("second process {}: failed: {e}", w.name);
+                vendor.push(
+                    json!({"mechanism": "second_process", "workload": w, "error": e.to_string()}),
+                );
+            }
+        }
+    }
+    // Green contexts, in a child process (a fault there cannot touch this context).
+    let full_us = m
+        .bfs_alone(BarrierMode::Persistent)
+        .map(|r| r.0)
+        .unwrap_or(0.0);
+    let other_sms = gpu.info().sm_count / 4;
+    match green_process(other_sms, full_us, &mm_ns) {
+        Ok(runs) => {
+            for v in runs {
+                println!("green context {}: {}", v["workload"]["name"], v["summary"]);
+                vendor.push(v);
+            }
+        }
+        Err(e) => {
+            println!("green contexts: failed: {e}");
+            vendor.push(json!({"mechanism": "green_context", "error": e.to_string()}));
+        }
+    }
+    write(
+        out,
+        "coruns.json",
+        &json!({"device": device, "coruns": coruns}),
+    )?;
+    write(
+        out,
+        "vendor.json",
+        &json!({"device": device, "runs": vendor}),
+    )?;
+    svg_gather(out, &coruns)?;
+    svg_slowdown(out, &coruns, &vendor)?;
+    println!("done");
+    Ok(())
+}
+
+/// Runs the persistent BFS here while a child process requests the matmul every period.
+fn second_process(m: &mut Multitasker, period_ms: f64, mm_n: u32, blocks: u32) -> Res<Value> {
+    let (alone_us, _) = m.bfs_alone(BarrierMode::Persistent)?;
+    let exe = std::env::current_exe()?;
+    let duration_ms = (alone_us / 1e3).max(200.0);
+    let mut child = Command::new(exe)
+        .args([
+            "--child",
+            &period_ms.to_string(),
+            &blocks.to_string(),
+            &mm_n.to_string(),
+            &duration_ms.to_string(),
+        ])
+        .stdout(Stdio::piped())
+        .spawn()?;
+    let mut lines = BufReader::new(child.stdout.take().ok_or("no child stdout")?).lines();
+    let ready = lines.next().ok_or("child said nothing")??;
+    if ready.trim() != "ready" {
+        return Err(format!("child: {ready}").into());
+    }
+    let (corun_us, wrong) = m.bfs_alone(BarrierMode::Persistent)?;
+    let mut rest = String::new();
+    for l in lines {
+        rest.push_str(&l?);
+    }
+    let st = child.wait()?;
+    if !st.success() {
+        return Err(format!("child exited with {st}: {rest}").into());
+    }
+    let reqs: Vec<Request> = serde_json::from_str::<Vec<Value>>(&rest)?
+        .into_iter()
+        .map(|v| Request {
+            groups: blocks,
+            gather_us: 0.0,
+            exec_us: v["exec_us"].as_f64().unwrap_or(0.0),
+            response_us: v["response_us"].as_f64().unwrap_or(0.0),
+            start_latency_us: v["start_latency_us"].as_f64().unwrap_or(0.0),
+            period_met: v["period_met"].as_bool().unwrap_or(false),
+        })
+        .collect();
+    let alone_k = m.exec_alone_us(blocks)?;
+    let resp: Vec<f64> = reqs.iter().map(|r| r.response_us).collect();
+    let lat: Vec<f64> = reqs.iter().map(|r| r.start_latency_us).collect();
+    let met = reqs.iter().filter(|r| r.period_met).count() as f64 / reqs.len().max(1) as f64;
+    Ok(
+        json!({"mechanism": "second_process", "share": "quarter", "requests": reqs,
+        "alone_us": alone_us, "corun_us": corun_us, "slowdown": corun_us / alone_us,
+        "wrong_rounds": wrong, "period_met_fraction": met,
+        "median_start_latency_us": median(&lat),
+        "other_slowdown": median(&resp) / alone_k,
+        "summary": format!("{} requests, start latency median {:.1} µs, period met {:.2}, BFS slowdown {:.3}, matmul slowdown {:.2}",
+            reqs.len(), median(&lat), met, corun_us / alone_us, median(&resp) / alone_k)}),
+    )
+}
+
+/// The second process: the matmul every period for a while; prints `ready`, then a JSON list.
+fn child(args: &[String]) -> Res<()> {
+    let num = |i: usize| -> Res<f64> { Ok(args.get(i).ok_or("missing argument")?.parse::<f64>()?) };
+    let (period_ms, blocks, n, duration_ms) = (num(0)?, num(1)? as u32, num(2)? as u32, num(3)?);
+    let gpu = Gpu::open(0)?;
+    let mm = gpu.compile("matmul.cu", MATMUL_CU, &CompileOptions::default())?;
+    let len = (n as usize) * (n as usize);
+    let a = gpu.upload(&vec![0.5f32; len])?;
+    let c = gpu.alloc_zeroed::<f32>(len)?;
+    let mut stamps = gpu.upload(&[u64::MAX, 0])?;
+    let lane = Lane::new(&gpu, None)?;
+    let launch = |stamps: &mut occupant::cuda::DeviceBuffer<u64>| -> Res<f64> {
+        stamps.copy_from(&[u64::MAX, 0])?;
+        lane.launch(
+            &mm,
+            "matmul",
+            blocks,
+            256,
+            0,
+            &occupant::args![&a, &a, &c, n, &*stamps],
+        )?;
+        lane.synchronize(Duration::from_secs(60))?;
+        let s = stamps.to_vec()?;
+        Ok(s[1].saturating_sub(s[0]) as f64 / 1e3)
+    };
+    launch(&mut stamps)?; // warm-up
+    println!("ready");
+    std::io::stdout().flush()?;
+    let period = Duration::from_secs_f64(period_ms / 1e3);
+    let t0 = Instant::now();
+    let mut due = t0 + Duration::from_millis(5);
+    let mut out = Vec::new();
+    while t0.elapsed() < Duration::from_secs_f64(duration_ms / 1e3) {
+        while Instant::now() < due {
+            std::thread::sleep(Duration::from_micros(50));
+        }
+        let t = Instant::now();
+        let exec_us = launch(&mut stamps)?;
+        let response_us = t.elapsed().as_secs_f64() * 1e6;
+        out.push(json!({"exec_us": exec_us, "response_us": response_us,
+            "start_latency_us": (response_us - exec_us).max(0.0),
+            "period_met": t.elapsed() <= period}));
+        due = (t + period).max(Instant::now());
+    }
+    println!("{}", serde_json::to_string(&out)?);
+    Ok(())
+}
+
+fn bars_svg(
+    path: PathBuf,
+    title: &str,
+    unit: &str,
+    groups: &[(String, Vec<(String, f64)>)],
+) -> Res<()> {
+    let series: Vec<String> = {
+        let mut s: Vec<String> = Vec::new();
+        for (_, bars) in groups {
+            for (name, _) in bars {
+                if !s.contains(name) {
+                    s.push(name.clone());
+                }
+            }
+        }
+        s
+    };
+    let colours = [
+        "#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377",
+    ];
+    let max = groups
+        .iter()
+        .flat_map(|(_, b)| b.iter().map(|x| x.1))
+        .filter(|x| x.is_finite())
+        .fold(0.0f64, f64::max)
+        .max(1e-9);
+    let bw = 16.0;
+    let gw = bw * series.len() as f64 + 24.0;
+    let (w, h, top, left) = (80.0 + gw * groups.len() as f64 + 160.0, 340.0, 40.0, 60.0);
+    let ph = 240.0;
+    let mut s = format!("<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' font-family='sans-serif' font-size='11'>\n<text x='{left}' y='20' font-size='14'>{title}</text>\n");
+    s += &format!(
+        "<line x1='{left}' y1='{}' x2='{}' y2='{}' stroke='black'/>\n",
+        top + ph,
+        left + gw * groups.len() as f64,
+        top + ph
+    );
+    for i in 0..=4 {
+        let v = max * i as f64 / 4.0;
+        let y = top + ph - ph * i as f64 / 4.0;
+        s += &format!("<text x='4' y='{y}'>{v:.3}</text><line x1='{left}' y1='{y}' x2='{}' y2='{y}' stroke='#ddd'/>\n", left + gw * groups.len() as f64);
+    }
+    s += &format!("<text x='4' y='{}'>{unit}</text>\n", top - 6.0);
+    for (gi, (label, bars)) in groups.iter().enumerate() {
+        let x0 = left + gi as f64 * gw + 12.0;
+        for (name, v) in bars {
+            let si = series.iter().position(|x| x == name).unwrap_or(0);
+            let hgt = if v.is_finite() { ph * v / max } else { 0.0 };
+            s += &format!("<rect x='{}' y='{}' width='{}' height='{hgt}' fill='{}'><title>{name}: {v:.3}</title></rect>\n",
+                x0 + si as f64 * bw, top + ph - hgt, bw - 2.0, colours[si % colours.len()]);
+        }
+        s += &format!("<text x='{x0}' y='{}'>{label}</text>\n", top + ph + 16.0);
+    }
+    for (si, name) in series.iter().enumerate() {
+        let y = top + 14.0 * si as f64;
+        let x = left + gw * groups.len() as f64 + 20.0;
+        s += &format!("<rect x='{x}' y='{}' width='10' height='10' fill='{}'/><text x='{}' y='{y}'>{name}</text>\n", y - 9.0, colours[si % colours.len()], x + 14.0);
+    }
+    s += "</svg>\n";
+    std::fs::write(path, s)?;
+    Ok(())
+}
+
+fn svg_gather(out: &Path, coruns: &[Value]) -> Res<()> {
+    let mut groups = Vec::new();
+    for w in WORKLOADS {
+        for share in Share::ALL {
+            let mut bars = Vec::new();
+            for mode in ["regular", "query"] {
+                if let Some(r) = coruns.iter().find(|r| {
+                    r["workload"]["name"] == w.name
+                        && r["share"] == share.name()
+                        && r["barrier"] == mode
+                }) {
+                    bars.push((
+                        format!("gather, {mode}"),
+                        r["median_gather_us"].as_f64().unwrap_or(0.0),
+                    ));
+                }
+            }
+            if !bars.is_empty() {
+                groups.push((format!("{} {}", &w.name[..1], share.name()), bars));
+            }
+        }
+    }
+    bars_svg(
+        out.join("gather.svg"),
+        "Median gather time per requested share (light/medium/heavy)",
+        "µs",
+        &groups,
+    )
+}
+
+fn svg_slowdown(out: &Path, coruns: &[Value], vendor: &[Value]) -> Res<()> {
+    let mut groups = Vec::new();
+    for w in WORKLOADS {
+        let mut bars = Vec::new();
+        for share in Share::ALL {
+            if let Some(r) = coruns.iter().find(|r| {
+                r["workload"]["name"] == w.name
+                    && r["share"] == share.name()
+                    && r["barrier"] == "query"
+            }) {
+                bars.push((
+                    format!("coop query {}", share.name()),
+                    r["slowdown"].as_f64().unwrap_or(0.0),
+                ));
+                if share == Share::Quarter {
+                    bars.push((
+                        "P/(P-D) model".to_string(),
+                        r["preemption_model"].as_f64().unwrap_or(0.0),
+                    ));
+                }
+            }
+        }
+        for v in vendor.iter().filter(|v| v["workload"]["name"] == w.name) {
+            if let Some(s) = v["slowdown"].as_f64() {
+                bars.push((v["mechanism"].as_str().unwrap_or("?").to_string(), s));
+            }
+        }
+        groups.push((w.name.to_string(), bars));
+    }
+    bars_svg(
+        out.join("slowdown.svg"),
+        "Slowdown of the BFS (cooperative vs vendor mechanisms)",
+        "×",
+        &groups,
+    )
+}
+
+/// Runs the green-context co-runs in a child process; returns their JSON.
+fn green_process(other_sms: u32, full_us: f64, mm_ns: &[u32]) -> Res<Vec<Value>> {
+    let exe = std::env::current_exe()?;
+    let mut args = vec![
+        "--green".to_string(),
+        other_sms.to_string(),
+        full_us.to_string(),
+    ];
+    args.extend(mm_ns.iter().map(|n| n.to_string()));
+    let o = Command::new(exe)
+        .args(&args)
+        .stderr(Stdio::inherit())
+        .output()?;
+    let text = String::from_utf8_lossy(&o.stdout);
+    if !o.status.success() {
+        return Err(format!("child exited with {}: {}", o.status, text.trim()).into());
+    }
+    let last = text.lines().last().ok_or("green child said nothing")?;
+    Ok(serde_json::from_str(last)?)
+}
+
+/// The green-context child: the persistent BFS on the SMs left over, the matmul (as sized in
+/// the parent) on a quarter of the SMs, every period, for each workload.
+fn green_child(args: &[String]) -> Res<()> {
+    let num = |i: usize| -> Res<f64> { Ok(args.get(i).ok_or("missing argument")?.parse::<f64>()?) };
+    let (other_sms, full_us) = (num(0)? as u32, num(1)?);
+    let (rest, other) = occupant::cuda::coop::green_split(0, other_sms)?;
+    eprintln!(
+        "green contexts: {} SMs + {} SMs",
+        rest.info().sm_count,
+        other.info().sm_count
+    );
+    let g = graph("grid:1000x1000")?;
+    let n = g.num_vertices();
+    let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
+    let mut m = Multitasker::new(&rest, &g, &sources, 80, 256, 2)?;
+    let (part_us, wrong0) = m.bfs_alone(BarrierMode::Persistent)?;
+    let mm = other.compile("matmul.cu", MATMUL_CU, &CompileOptions::default())?;
+    let max_n = (2..5)
+        .map(|i| num(i).unwrap_or(1024.0) as u32)
+        .max()
+        .unwrap_or(1024);
+    let len = (max_n as usize) * (max_n as usize);
+    let a = other.upload(&vec![0.5f32; len])?;
+    let c = other.alloc_zeroed::<f32>(len)?;
+    let mut stamps = other.upload(&[u64::MAX, 0])?;
+    let lane = Lane::new(&other, None)?;
+    let blocks = 2 * other.info().sm_count;
+    let mut out = Vec::new();
+    for (i, w) in WORKLOADS.into_iter().enumerate() {
+        let mm_n = num(2 + i)? as u32;
+        let mut f = || -> occupant::Result<Request> {
+            let t = Instant::now();
+            stamps.copy_from(&[u64::MAX, 0])?;
+            lane.launch(
+                &mm,
+                "matmul",
+                blocks,
+                256,
+                0,
+                &occupant::args![&a, &a, &c, mm_n, &stamps],
+            )?;
+            lane.synchronize(Duration::from_secs(60))?;
+            let response_us = t.elapsed().as_secs_f64() * 1e6;
+            let s = stamps.to_vec()?;
+            let exec_us = s[1].saturating_sub(s[0]) as f64 / 1e3;
+            Ok(Request {
+                groups: blocks,
+                gather_us: 0.0,
+                exec_us,
+                response_us,
+                start_latency_us: (response_us - exec_us).max(0.0),
+                period_met: response_us <= w.period_ms * 1e3,
+            })
+        };
+        let r = m.corun_with("green_context", w, Share::Quarter, blocks, &mut f)?;
+        let mut v = serde_json::to_value(&r)?;
+        v["sms_bfs"] = json!(rest.info().sm_count);
+        v["sms_other"] = json!(other.info().sm_count);
+        v["matmul_n"] = json!(mm_n);
+        v["bfs_partition_alone_us"] = json!(part_us);
+        v["bfs_full_gpu_alone_us"] = json!(full_us);
+        v["slowdown"] = json!(r.corun_us / full_us);
+        v["slowdown_vs_partition"] = json!(r.corun_us / part_us);
+        v["wrong_rounds"] = json!(r.wrong_rounds + wrong0);
+        let execs: Vec<f64> = r.requests.iter().map(|q| q.exec_us).collect();
+        v["summary"] = json!(format!(
+            "{}+{} SMs, {} requests, start latency median {:.1} µs, period met {:.2}, BFS slowdown {:.3} vs the whole GPU, matmul median exec {:.0} µs",
+            rest.info().sm_count, other.info().sm_count, r.requests.len(), r.median_start_latency_us,
+            r.period_met_fraction, r.corun_us / full_us, median(&execs)
+        ));
+        out.push(v);
+    }
+    println!("{}", serde_json::to_string(&out)?);
+    Ok(())
+}

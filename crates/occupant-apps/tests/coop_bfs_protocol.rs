@@ -1,0 +1,75 @@
+//! The cooperative BFS and SSSP kernels (`src/coop_cuda/bfs.cu`, `sssp.cu`) on CPU threads, one per group, with
+//! occupant's host stand-ins for coop.cuh's includes (`crates/occupant/tests/coop_host/`), while
+//! a scheduler thread takes and gives back groups over and over; every round is checked against
+//! a sequential BFS / Dijkstra. Both resizing-barrier variants. Needs a C++20 compiler (`c++`); skips with
+//! one line without one.
+
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn coop_bfs_and_sssp_on_cpu_threads_are_right_under_kill_fork_cycles() {
+    let dir = std::env::temp_dir().join(format!("occupant-coop-bfs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let host = Path::new(env!("CARGO_MANIFEST_DIR")).join("../occupant/tests/coop_host");
+    for f in [
+        "memory.cuh",
+        "watchdog.cuh",
+        "poll.cuh",
+        "occupant.cuh",
+        "bfs_harness.cpp",
+    ] {
+        std::fs::copy(host.join(f), dir.join(f)).unwrap();
+    }
+    std::fs::write(
+        dir.join("coop.cuh"),
+        occupant::cuda::header("coop.cuh").unwrap(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("bfs.cu"), occupant_apps::coop_cuda::BFS_CU).unwrap();
+    std::fs::write(dir.join("sssp.cu"), occupant_apps::coop_cuda::SSSP_CU).unwrap();
+    let exe = dir.join("bfs_harness");
+    let out = match Command::new("c++")
+        .args(["-std=c++20", "-O1", "-pthread", "-I"])
+        .arg(&dir)
+        .arg("-o")
+        .arg(&exe)
+        .arg(dir.join("bfs_harness.cpp"))
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("skipping coop_bfs_protocol: no C++ compiler ({e})");
+            return;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "bfs_harness.cpp did not compile:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (app, rounds, mode) in [
+        ("0", "1000", "1"),
+        ("0", "1000", "2"),
+        ("1", "150", "1"),
+        ("1", "150", "2"),
+    ] {
+        let out = Command::new(&exe)
+            .args([mode, "60", "40", rounds, app])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        println!("{text}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "app {app} mode {mode}: {text}");
+        let cycles: u32 = text
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("cycles="))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        assert!(
+            cycles >= 10,
+            "app {app} mode {mode}: only {cycles} kill/fork cycles"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

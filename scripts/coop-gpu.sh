@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The cooperative-kernel GPU loop (issue 12), step 1 (here, no GPU needed): build the GPU tests
+# of the CUDA cooperative scheduler and the experiments binary in release mode, and copy them,
+# stripped, with a runner into a git-ignored folder the device tool carries. Step 2 is one
+# device `run` call:  carry: [".gpu-coop"]   command: bash .gpu-coop/run.sh   timeout_s: 420
+# The runner writes $OUT/results.tar.gz (res/: JSON, SVG, logs — what goes under
+# bench/results/<gpu>/coop/run-<commit>/) and $OUT/summary.txt. Every step has its own timeout.
+# Environment: GPU_DIR (default <repo>/.gpu-coop), CARGO_TARGET_DIR.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+dest="${GPU_DIR:-$root/.gpu-coop}"
+target="${CARGO_TARGET_DIR:-$root/target}"
+cd "$root"
+cargo build --release -p occupant-apps --example coop_cuda_experiments
+exe_of() { # package test
+  cargo test --release --no-run -p "$1" --test "$2" --message-format=json 2>/dev/null |
+    python3 -c '
+import json, sys
+for line in sys.stdin:
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["executable"])'
+}
+coop=$(exe_of occupant gpu_coop)
+bfs=$(exe_of occupant-apps gpu_coop_bfs)
+rm -rf "$dest"
+mkdir -p "$dest"
+cp "$target/release/examples/coop_cuda_experiments" "$dest/"
+cp "$coop" "$dest/test-gpu_coop"
+cp "$bfs" "$dest/test-gpu_coop_bfs"
+for f in "$dest"/*; do strip --strip-debug "$f" 2>/dev/null || true; done
+git rev-parse HEAD >"$dest/COMMIT"
+cat >"$dest/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# Runs on the device machine (made by scripts/coop-gpu.sh). Writes results under $OUT.
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+out="${OUT:-/tmp/occupant-out}"
+res="$out/res"
+mkdir -p "$res"
+export OCCUPANT_REQUIRE_GPU=1 OCCUPANT_RESULTS_DIR="$res" CUDA_MODULE_LOADING=EAGER
+export OCCUPANT_CACHE_DIR="$(mktemp -d)"
+cp "$here/COMMIT" "$res/COMMIT"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >"$res/nvidia-smi.txt" 2>&1
+sum="$out/summary.txt"
+step() { # name timeout command...
+  local name=$1 limit=$2; shift 2
+  echo "== $name ($(date +%T))" | tee -a "$sum"
+  timeout -k 5 "$limit" "$@" >"$res/$name.log" 2>&1
+  echo "rc $?" >>"$sum"
+}
+steps="${*:-tests experiments}"
+for s in $steps; do
+  case $s in
+    tests)
+      step test-gpu_coop 60 "$here/test-gpu_coop" --test-threads=1 --nocapture
+      grep -E "^test |test result|panicked|cycles" "$res/test-gpu_coop.log" >>"$sum"
+      step test-gpu_coop_bfs 90 "$here/test-gpu_coop_bfs" --test-threads=1 --nocapture
+      grep -E "^test |test result|panicked|cycles" "$res/test-gpu_coop_bfs.log" >>"$sum" ;;
+    experiments)
+      step experiments 240 "$here/coop_cuda_experiments" "$res/coop"
+      tail -60 "$res/experiments.log" >>"$sum" ;;
+    quick)
+      step experiments-quick 120 "$here/coop_cuda_experiments" "$res/coop" quick
+      tail -40 "$res/experiments-quick.log" >>"$sum" ;;
+  esac
+done
+# The device tool brings back only a few files: pack everything into one archive.
+tar czf "$out/results.tar.gz" -C "$out" res && rm -rf "$res"
+cat "$sum"
+RUN
+chmod +x "$dest/run.sh"
+du -sh "$dest"

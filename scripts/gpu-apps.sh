@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The GPU loop of the graph applications (issue 10), step 1 (here, no GPU needed): build the CLI
+# and the apps' GPU test executables in release mode and copy them, stripped, with a runner into
+# a git-ignored folder that the device tool carries. Step 2 is one device `run` call:
+#
+#   carry: [".gpu-apps"]      command: bash .gpu-apps/run.sh quick|full|remedy      timeout_s: 480
+#
+#   quick   gpu_persistent + gpu_apps tests (OCCUPANT_REQUIRE_GPU=1) and `bench apps --quick --runs 3`
+#   full    `bench apps --runs 10` (default barrier) and an atomic-barrier pass (persistent,
+#           occupancy-api)
+#   remedy  `bench apps --runs 10 --min-blocks-per-sm 8` (device-loop kernels at full occupancy)
+# Results: $OUT/results.tar.gz (what goes under bench/results/<gpu>/apps/) and $OUT/summary.txt.
+# The device tool returns at most a few files: everything is packed into the tarball.
+#
+# Environment: GPU_DIR (default <repo>/.gpu-apps; must be git-ignored where the device tool
+# copies from), CARGO_TARGET_DIR.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+dest="${GPU_DIR:-$root/.gpu-apps}"
+target="${CARGO_TARGET_DIR:-$root/target}"
+cd "$root"
+
+cargo build --release -p occupant-cli
+exe() { # crate test -> path of the release test executable
+  cargo test --release --no-run -p "$1" --test "$2" --message-format=json 2>/dev/null |
+    python3 -c 'import json,sys
+for l in sys.stdin:
+    try: m=json.loads(l)
+    except ValueError: continue
+    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["executable"])' | tail -1
+}
+rm -rf "$dest"
+mkdir -p "$dest"
+cp "$target/release/occupant" "$dest/occupant"
+cp "$(exe occupant gpu_persistent)" "$dest/test-gpu_persistent"
+cp "$(exe occupant-apps gpu_apps)" "$dest/test-gpu_apps"
+for f in "$dest"/*; do strip --strip-debug "$f" 2>/dev/null || true; done
+git rev-parse HEAD >"$dest/COMMIT"
+cat >"$dest/run.sh" <<'RUN'
+#!/usr/bin/env bash
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+out="${OUT:-/tmp/occupant-out}"
+res="/tmp/occupant-apps-res"
+mkdir -p "$res" "$out"
+export OCCUPANT_REQUIRE_GPU=1 OCCUPANT_REQUIRE_NVRTC=1 OCCUPANT_RESULTS_DIR="$res"
+export OCCUPANT_MACHINE_DIR="$res/machine" OCCUPANT_CACHE_DIR="$(mktemp -d)"
+cp "$here/COMMIT" "$res/COMMIT"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >"$res/nvidia-smi.txt" 2>&1
+sum="$out/summary.txt"
+step() { local name=$1 limit=$2; shift 2
+  echo "== $name ($(date +%T))" | tee -a "$sum"
+  local t0; t0=$(date +%s)
+  timeout "$limit" "$@" >"$res/$name.log" 2>&1
+  echo "rc $?, $(( $(date +%s) - t0 )) s" | tee -a "$sum"
+  grep -vE "^\[" "$res/$name.log" | tail -40 >>"$sum"
+}
+case "${1:-quick}" in
+  quick)
+    step gpu_persistent 60 "$here/test-gpu_persistent" --test-threads=1 --nocapture
+    step gpu_apps 120 "$here/test-gpu_apps" --test-threads=1 --nocapture
+    step bench-quick 90 "$here/occupant" bench apps --quick --runs 3 --out "$res/quick" ;;
+  full)
+    step bench-full 330 "$here/occupant" bench apps --runs 10 --out "$res/apps"
+    step bench-atomic 140 "$here/occupant" bench apps --runs 10 --no-verify --barrier atomic \
+      --variants persistent,occupancy-api --out "$res/apps-atomic" ;;
+  remedy)
+    step bench-remedy 330 "$here/occupant" bench apps --runs 10 --min-blocks-per-sm 8 \
+      --out "$res/apps-min-blocks-8" ;;
+esac
+tar czf "$out/results.tar.gz" -C "$res" .
+RUN
+du -sh "$dest"

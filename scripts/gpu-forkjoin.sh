@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The fork-join GPU loop, step 1 (here): builds the CLI and the fork-join test executables in
+# release mode, the LLVM OpenMP comparator (scripts/build-llvm-openmp.sh, packed as tar.xz),
+# and a runner, into a git-ignored folder that the device tool carries. Step 2 is one `run`:
+#
+#   carry: [".gpu-forkjoin"]   command: bash .gpu-forkjoin/run.sh   timeout_s: 420
+#
+# run.sh: the GPU semantics tests, the LLVM comparator and `occupant bench forkjoin` in the same
+# run, `occupant bench nested`, and compute-sanitizer synccheck + racecheck on small versions of
+# both benchmarks; every step bounded by `timeout`. Results: $OUT/results.tar.gz (what goes
+# under bench/results/<gpu>/forkjoin/) and $OUT/summary.txt.
+#
+# Environment: GPU_DIR (default <repo>/.gpu-forkjoin), CARGO_TARGET_DIR, LLVM_OPENMP_DIR (an
+# already built comparator folder, skips the build), LLVM_OPENMP_TAR (that folder already
+# packed with `tar -cJf`, skips packing: xz of its ~180 MB takes minutes).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+dest="${GPU_DIR:-$root/.gpu-forkjoin}"
+target="${CARGO_TARGET_DIR:-$root/target}"
+cd "$root"
+cargo build --release -p occupant-cli
+exes=$(cargo test --release --no-run -p occupant --test gpu_forkjoin --test cpu_forkjoin \
+  --message-format=json 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["executable"], "test-" + m["target"]["name"])
+')
+llvm="${LLVM_OPENMP_DIR:-$target/llvm-openmp}"
+[[ -x "$llvm/run.sh" ]] || bash scripts/build-llvm-openmp.sh "$llvm"
+rm -rf "$dest"
+mkdir -p "$dest"
+cp "$target/release/occupant" "$dest/occupant"
+while read -r exe name; do
+  [[ -n "$exe" ]] && cp "$exe" "$dest/$name"
+done <<<"$exes"
+for f in "$dest"/*; do strip "$f" 2>/dev/null || true; done
+if [[ -n "${LLVM_OPENMP_TAR:-}" ]]; then
+  cp "$LLVM_OPENMP_TAR" "$dest/llvm-openmp.tar.xz"
+else
+  tar -C "$(dirname "$llvm")" -cJf "$dest/llvm-openmp.tar.xz" "$(basename "$llvm")"
+fi
+echo "$(basename "$llvm")" >"$dest/LLVM_DIR_NAME"
+cp "$llvm/run.sh" "$dest/llvm-run.sh"
+cp "$llvm/epcc_target" "$dest/llvm-epcc_target"
+[[ -f "$llvm/epcc_target_jit" ]] && cp "$llvm/epcc_target_jit" "$dest/llvm-epcc_target_jit"
+git rev-parse HEAD >"$dest/COMMIT"
+cat >"$dest/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# Runs on the device machine (made by scripts/gpu-forkjoin.sh). Writes results under $OUT.
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+out="${OUT:-/tmp/occupant-out}"
+res="$out/res"
+mkdir -p "$res"
+export OCCUPANT_REQUIRE_GPU=1 OCCUPANT_RESULTS_DIR="$res/tests" OCCUPANT_CACHE_DIR="$(mktemp -d)"
+cp "$here/COMMIT" "$res/COMMIT"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >"$res/nvidia-smi.txt" 2>&1
+sum="$out/summary.txt"
+step() { # name timeout command...
+  local name=$1 limit=$2; shift 2
+  echo "== $name ($(date +%T))" | tee -a "$sum"
+  timeout "$limit" "$@" >"$res/$name.log" 2>&1
+  echo "rc $?" >>"$sum"
+}
+step test-gpu_forkjoin 90 "$here/test-gpu_forkjoin" --test-threads=1 --nocapture
+grep -E "^test |test result|panicked" "$res/test-gpu_forkjoin.log" >>"$sum"
+step test-cpu_forkjoin 60 "$here/test-cpu_forkjoin" --test-threads=1
+grep -E "test result|panicked" "$res/test-cpu_forkjoin.log" >>"$sum"
+# The LLVM OpenMP comparator, then ours, in the same run.
+llvm_tmp=$(mktemp -d)
+tar -C "$llvm_tmp" -xJf "$here/llvm-openmp.tar.xz"
+llvm="$llvm_tmp/$(cat "$here/LLVM_DIR_NAME")"
+# A runner or the JIT build carried beside the packed comparator replaces the packed one.
+for f in run.sh epcc_target epcc_target_jit; do
+  [[ -f "$here/llvm-$f" ]] && cp "$here/llvm-$f" "$llvm/$f" && chmod +x "$llvm/$f"
+done
+llvm_ok=""
+for bin in epcc_target epcc_target_jit; do
+  [[ -x "$llvm/$bin" ]] || continue
+  step "llvm-$bin" 90 env LLVM_EPCC_BIN=$bin bash -c "'$llvm/run.sh' 1000 100 5 >'$res/llvm-$bin.jsonl'"
+  head -c 600 "$res/llvm-$bin.log" >>"$sum"; wc -l "$res/llvm-$bin.jsonl" >>"$sum"
+  step "llvm-$bin-info" 30 env LLVM_EPCC_BIN=$bin LIBOMPTARGET_INFO=-1 "$llvm/run.sh" 10 100 1
+  grep -iE "launch|mode|error|image" "$res/llvm-$bin-info.log" | sort | uniq -c | sort -rn | head -12 >>"$sum"
+  if [[ -z "$llvm_ok" ]] && grep -q '"threads_seen": [1-9]' "$res/llvm-$bin.jsonl"; then
+    llvm_ok="$res/llvm-$bin.jsonl"
+  fi
+done
+llvm_arg=(); [[ -n "$llvm_ok" ]] && llvm_arg=(--llvm "$llvm_ok")
+echo "llvm comparator used: ${llvm_ok:-none}" >>"$sum"
+step bench-forkjoin 120 "$here/occupant" bench forkjoin --backend cuda --out "$res" "${llvm_arg[@]}"
+cat "$res/bench-forkjoin.log" >>"$sum"
+step bench-nested 150 "$here/occupant" bench nested --out "$res"
+cat "$res/bench-nested.log" >>"$sum"
+for tool in racecheck synccheck; do
+  step "sanitizer-$tool-forkjoin" 60 compute-sanitizer --tool $tool "$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --out "$res/sanitizer-$tool"
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error" "$res/sanitizer-$tool-forkjoin.log" | head -8 >>"$sum"
+  step "sanitizer-$tool-semantics" 60 compute-sanitizer --tool $tool "$here/test-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error|test result" "$res/sanitizer-$tool-semantics.log" | head -8 >>"$sum"
+  step "sanitizer-$tool-nested" 60 compute-sanitizer --tool $tool "$here/occupant" bench nested --small --reps 1 --out "$res/sanitizer-$tool"
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error" "$res/sanitizer-$tool-nested.log" | head -8 >>"$sum"
+done
+tar -C "$res" -czf "$out/results.tar.gz" .
+rm -rf "$res"
+cat "$sum"
+RUN
+chmod +x "$dest/run.sh"
+du -sh "$dest"
+ls -la "$dest"
