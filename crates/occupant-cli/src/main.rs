@@ -18,6 +18,7 @@ mod graph_cmd;
 mod info;
 mod linear_plot;
 mod multitask_cmd;
+mod multitask_cuda;
 mod output_path;
 mod plot;
 mod run_cmd;

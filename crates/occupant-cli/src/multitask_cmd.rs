@@ -62,6 +62,9 @@ pub struct MultitaskArgs {
     /// How long a request may wait for its units, ms.
     #[arg(long, default_value = "2000", value_parser = at_least_one::<u64>)]
     pub gather_timeout_ms: u64,
+    /// CUDA: BFS traversals (from 4 sources) per cooperative-kernel run.
+    #[arg(long, default_value = "80", value_parser = at_least_one::<u32>)]
+    pub rounds: u32,
     /// Least kernel time of each co-run, ms (the app runs back to back until it is covered).
     #[arg(long, default_value = "3000", value_parser = at_least_one::<u64>)]
     pub corun_ms: u64,
@@ -102,7 +105,8 @@ pub fn run(a: &MultitaskArgs) -> Result<(), String> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     if a.backend == Backend::Cuda {
-        return Err("multitask --backend cuda: the CUDA cooperative runner is not built into this binary (it comes with the i12-coop-cuda branch); use --backend cpu".into());
+        // The CUDA runner writes JSON and a table (no SVG).
+        return crate::multitask_cuda::run(a, &variants, a.json.as_deref());
     }
     let mut app = match (&a.graph, &a.gen) {
         (None, None) => App::parse(&a.app).map_err(|e| e.to_string())?,

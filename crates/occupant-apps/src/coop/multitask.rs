@@ -1,7 +1,9 @@
-//! The multitasking experiment of seed 000 §5 on the CPU backend: a cooperative work-stealing
-//! app runs on a [`CoopScheduler`] of `units` compute units while another thread requests a
+//! The multitasking experiment of seed 000 §5 on the CPU backend: a cooperative app
+//! (work stealing: octree, game; resizing barriers: bfs, sssp) runs on a [`CoopScheduler`] of
+//! `units` compute units while another thread requests a
 //! matrix multiplication every `P` ms on a share of the units (the kernel gives them up at
-//! `offer_kill`, gets them back by `request_fork`). The matmul is sized to take `E` ms on all
+//! `offer_kill` or a resizing barrier, gets them back by `request_fork` or at a resizing
+//! barrier). The matmul is sized to take `E` ms on all
 //! the units. Measured per request: gather time (request → units free), execution time,
 //! response time, period met; per run: the app's slowdown against running alone, the
 //! overhead of the cooperative app against its persistent (non-cooperative) version, and the
@@ -189,7 +191,7 @@ impl App {
     }
 
     /// Parses `octree` or `game` with default sizes for the experiment (about a second on a
-    /// few cores).
+    /// few cores); `bfs`/`sssp` need a graph ([`App::graph`]).
     pub fn parse(s: &str) -> Result<App> {
         match s {
             "octree" => Ok(App::Octree(octree::OctreeParams {
@@ -455,11 +457,22 @@ impl Matmul {
         };
         let (n1, n2) = (160usize, 320usize);
         let (t1, t2) = (time(n1)?, time(n2)?);
-        let b = ((t2 - t1) / ((n2.pow(3) - n1.pow(3)) as f64)).max(1e-12);
+        // On a loaded host the two timings can be noisy: the slope is at least half of what
+        // the larger size alone implies.
+        let b = ((t2 - t1) / ((n2.pow(3) - n1.pow(3)) as f64)).max(t2 / n2.pow(3) as f64 / 2.0);
         let a = (t1 - b * n1.pow(3) as f64).max(0.0);
-        let n = (((exec_ms - a).max(exec_ms * 0.1) / b).cbrt() / 8.0).round() as usize * 8;
-        let n = n.clamp(16, 4096);
-        Ok((n, time(n)?))
+        let size = |ms: f64, b: f64| {
+            ((((ms - a).max(ms * 0.1) / b).cbrt() / 8.0).round() as usize * 8).clamp(16, 2048)
+        };
+        let mut n = size(exec_ms, b);
+        let mut t = time(n)?;
+        // One correction if the result is far off (more than 2× either way).
+        if t > 2.0 * exec_ms || t < exec_ms / 2.0 {
+            n = ((n as f64 * (exec_ms / t.max(1e-3)).cbrt() / 8.0).round() as usize * 8)
+                .clamp(16, 2048);
+            t = time(n)?;
+        }
+        Ok((n, t))
     }
 }
 

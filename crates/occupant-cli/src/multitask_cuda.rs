@@ -1,0 +1,104 @@
+//! `occupant multitask --backend cuda`: the CUDA cooperative runner
+//! (`occupant_apps::coop_cuda::run_multitask`: the cooperative BFS on the GPU beside a periodic
+//! matmul of ours) for every workload × share × barrier asked for; JSON and a table.
+
+use crate::multitask_cmd::MultitaskArgs;
+use occupant::model::coop::ResizeVariant;
+use occupant_apps::coop_cuda::{self, BarrierMode};
+use occupant_apps::graph::{BuildOptions, GraphSource};
+use std::path::Path;
+
+/// Runs the CUDA co-runs; `json`: where to write every result (an array).
+pub fn run(
+    a: &MultitaskArgs,
+    variants: &[ResizeVariant],
+    json: Option<&Path>,
+) -> Result<(), String> {
+    if a.app != "bfs" {
+        return Err(format!(
+            "multitask --backend cuda co-runs the cooperative BFS of the CUDA backend; use --app bfs (got `{}`)",
+            a.app
+        ));
+    }
+    let source = match (&a.graph, &a.gen) {
+        (Some(f), _) => GraphSource::File(f.clone()),
+        (None, Some(s)) => GraphSource::Spec(s.parse().map_err(|e| format!("{e}"))?),
+        (None, None) => {
+            return Err("multitask --backend cuda needs --graph FILE or --gen SPEC".into())
+        }
+    };
+    let workloads = a
+        .workload
+        .iter()
+        .map(|w| {
+            coop_cuda::WORKLOADS
+                .iter()
+                .find(|x| x.name == w.as_str())
+                .copied()
+                .ok_or_else(|| format!("workload `{w}`: expected light, medium or heavy"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let shares = a
+        .groups
+        .iter()
+        .map(|s| coop_cuda::Share::parse(s).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    // A kernel launched beside a spinning one waits for it under lazy module loading
+    // (../shared/GPU.md): load eagerly, before the process opens the GPU.
+    std::env::set_var("CUDA_MODULE_LOADING", "EAGER");
+    let gpu = occupant::cuda::Gpu::open(0).map_err(|e| e.to_string())?;
+    eprintln!("multitask: loading {source}");
+    let g = source
+        .load(&BuildOptions::default())
+        .map_err(|e| e.to_string())?;
+    let n = g.num_vertices();
+    let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
+    let mut results = Vec::new();
+    println!(
+        "{:<7} {:<8} {:<12} {:>5} {:>12} {:>10} {:>11} {:>9} {:>9} {:>6}",
+        "load",
+        "barrier",
+        "share",
+        "reqs",
+        "gather_med",
+        "period_ok",
+        "period_ms",
+        "slowdown",
+        "P/(P-D)",
+        "wrong"
+    );
+    for w in &workloads {
+        for &share in &shares {
+            for v in variants {
+                let mode = match v {
+                    ResizeVariant::Regular => BarrierMode::Regular,
+                    ResizeVariant::Query => BarrierMode::Query,
+                };
+                eprintln!("multitask: cuda co-run {} / {} / {v}", w.name, share.name());
+                let r = coop_cuda::run_multitask(&gpu, &g, &sources, a.rounds, mode, *w, share)
+                    .map_err(|e| e.to_string())?;
+                let c = &r.corun;
+                println!(
+                    "{:<7} {:<8} {:<12} {:>5} {:>10.0}µs {:>9.0}% {:>11.1} {:>9.3} {:>9.3} {:>6}",
+                    w.name,
+                    v.to_string(),
+                    share.name(),
+                    c.requests.len(),
+                    c.median_gather_us,
+                    c.period_met_fraction * 100.0,
+                    c.achieved_period_ms,
+                    c.slowdown,
+                    c.preemption_model,
+                    c.wrong_rounds
+                );
+                results.push(r);
+            }
+        }
+    }
+    if let Some(j) = json {
+        let text = serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?;
+        std::fs::write(j, text).map_err(|e| format!("writing {}: {e}", j.display()))?;
+        eprintln!("wrote {}", j.display());
+    }
+    Ok(())
+}
