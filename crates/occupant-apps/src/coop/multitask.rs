@@ -98,6 +98,16 @@ impl Share {
         }
     }
 
+    /// Groups out of `n` (the CUDA runner's unit is a block).
+    ///
+    /// ```
+    /// use occupant_apps::coop::multitask::Share;
+    /// assert_eq!(Share::ALL.map(|s| s.groups(264)), [1, 66, 132, 263]);
+    /// ```
+    pub fn groups(self, n: u32) -> u32 {
+        self.units(n as usize) as u32
+    }
+
     /// Its name.
     pub fn name(self) -> &'static str {
         match self {
