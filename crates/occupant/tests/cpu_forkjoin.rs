@@ -4,12 +4,12 @@
 
 use occupant::cpu::forkjoin::{run, Team, Thread};
 use occupant::cpu::{ExecModel, Executor, GlobalBuffer, Launch};
+use occupant::model::forkjoin::{expected_semantics as expected, SEMANTICS_CHECKS as CHECKS};
 use occupant::model::Watchdog;
 use occupant::{Error, NDRange};
 use std::cell::Cell;
 use std::time::Duration;
 
-const CHECKS: usize = 16;
 const HITS: usize = 100;
 
 fn models() -> Vec<ExecModel> {
@@ -20,29 +20,6 @@ fn models() -> Vec<ExecModel> {
         ExecModel::Fair,
         ExecModel::Adversarial { seed: 1 },
         ExecModel::Adversarial { seed: 2 },
-    ]
-}
-
-/// The expected 16 values of one group with `all` workers and a partial region of `n` threads.
-fn expected(all: i64, n: i64) -> [i64; CHECKS] {
-    let tri = |k: i64| k * (k - 1) / 2;
-    [
-        100 * all + tri(all),
-        all,
-        7 * n + tri(n),
-        tri(n),
-        -7,
-        3 * (n - 1),
-        n,
-        n - 1,
-        tri(n),
-        30 * tri(n) + 3 * n,
-        4,
-        all,
-        2,
-        tri(1000),
-        1,
-        5001,
     ]
 }
 
