@@ -157,13 +157,17 @@ fn every_app_correct_under_kill_fork_cycles() {
     let cfg = CoopConfig::new(256)
         .groups(gpu.info().sm_count * 2)
         .watchdog(Watchdog::default().with_timeout(Duration::from_secs(3)));
-    let size = AppSize {
-        rounds: 4,
-        points: 200_000,
-        depth: 10,
-    };
     let mut total = 0;
     for name in ["cc", "pagerank", "color", "mis", "octree", "game"] {
+        let size = AppSize {
+            rounds: match name {
+                "octree" => 4,
+                "game" => 49,
+                _ => 16,
+            },
+            points: 200_000,
+            depth: 10,
+        };
         let mut app = coop_app(&gpu, name, Some(&g), &[0], size).unwrap();
         let modes: &[BarrierMode] = if matches!(name, "octree" | "game") {
             &[BarrierMode::Regular]

@@ -1,7 +1,7 @@
 //! Game-tree search (connect four to a fixed depth) as a cooperative kernel on CUDA (`game.cu`,
 //! work stealing with `offer_kill`/`request_fork` before every task): `rounds` roots per
-//! launch (the positions after two opening moves), each checked against the sequential
-//! negamax of `coop::game` (root value and every move's value).
+//! launch (the positions after two opening moves, 49 distinct ones, repeated beyond), each
+//! checked against the sequential negamax of `coop::game` (root value and every move's value).
 
 use super::bfs::BarrierMode;
 use super::kernel::CoopKernel;
@@ -33,25 +33,26 @@ pub struct GpuGame {
     steal: StealBuffers,
 }
 
-/// Root r: the position after the opening moves r mod 7 and (r / 7) mod 7 (r < 49).
+/// Root r: the position after the opening moves r mod 7 and (r / 7) mod 7 (49 distinct).
 pub fn game_root(r: u32) -> Position {
     Position::from_moves(&[(r % 7) as usize, ((r / 7) % 7) as usize])
         .expect("two opening moves are always legal")
 }
 
 impl GpuGame {
-    /// Compiles the kernel and runs the sequential search of every root (in parallel threads).
-    /// [`Error::Input`] unless 1 ≤ split ≤ min(depth, 5), depth ≤ 20 and 1 ≤ rounds ≤ 49.
+    /// Compiles the kernel and runs the sequential search of every distinct root (in parallel
+    /// threads). [`Error::Input`] unless 1 ≤ split ≤ min(depth, 5), depth ≤ 20 and
+    /// 1 ≤ rounds ≤ 100 000.
     pub fn new(gpu: &Gpu, p: &GameParams, rounds: u32) -> Result<GpuGame> {
         if p.split == 0
             || p.split > p.depth
             || p.split > MAX_SPLIT
             || p.depth > MAX_GAME_DEPTH
             || rounds == 0
-            || rounds > 49
+            || rounds > 100_000
         {
             return Err(Error::Input(format!(
-                "game on the GPU: need 1 ≤ split ≤ min(depth, {MAX_SPLIT}), depth ≤ {MAX_GAME_DEPTH}, 1 ≤ rounds ≤ 49 (depth {}, split {}, rounds {rounds})",
+                "game on the GPU: need 1 ≤ split ≤ min(depth, {MAX_SPLIT}), depth ≤ {MAX_GAME_DEPTH}, 1 ≤ rounds ≤ 100000 (depth {}, split {}, rounds {rounds})",
                 p.depth, p.split
             )));
         }
@@ -60,14 +61,22 @@ impl GpuGame {
         let reference = std::thread::scope(|s| {
             let hs: Vec<_> = roots
                 .iter()
+                .take(49)
                 .map(|r| s.spawn(move || sequential(r, p)))
                 .collect();
             hs.into_iter()
                 .map(|h| h.join().expect("sequential search"))
                 .collect::<Vec<_>>()
         });
-        let per: u32 = (0..=p.split).map(|l| 7u32.pow(l)).sum();
-        let node_cap = per * rounds;
+        let per: u64 = (0..=p.split).map(|l| 7u64.pow(l)).sum();
+        let node_cap = per * u64::from(rounds);
+        if node_cap >= u64::from(u32::MAX) / NODE_WORDS as u64 {
+            return Err(Error::Input(format!(
+                "game on the GPU: {node_cap} nodes ({rounds} roots, split {}) are too many",
+                p.split
+            )));
+        }
+        let node_cap = node_cap as u32;
         Ok(GpuGame {
             gpu: gpu.clone(),
             params: *p,
@@ -200,7 +209,7 @@ impl CoopKernel for GpuGame {
         let got = self.values()?;
         Ok(got
             .iter()
-            .zip(&self.reference)
+            .zip(self.reference.iter().cycle())
             .filter(|(g, w)| g != w)
             .count() as u32)
     }

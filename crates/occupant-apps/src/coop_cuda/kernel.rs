@@ -57,7 +57,7 @@ pub const COOP_CUDA_APPS: [&str; 8] = [
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AppSize {
     /// Rounds per launch: traversals (bfs, sssp), runs (cc, pagerank, color, mis), point-set
-    /// instances (octree), roots (game, at most 49).
+    /// instances (octree), roots (game: 49 distinct positions, repeated beyond).
     pub rounds: u32,
     /// Octree points.
     pub points: usize,
@@ -118,7 +118,7 @@ pub fn coop_app(
                 depth: size.depth,
                 split: size.depth.min(4),
             },
-            size.rounds.min(49),
+            size.rounds,
         )?),
         other => {
             return Err(occupant::Error::Input(format!(
