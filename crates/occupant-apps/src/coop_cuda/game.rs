@@ -141,14 +141,16 @@ pub fn combine_nodes(words: &[u32], count: usize, roots: usize) -> Result<Vec<Ga
             best[par] = best[par].max(-v);
         }
     }
-    Ok((0..roots)
-        .map(|r| {
-            let mut moves: Vec<(usize, i32)> = nodes
-                .iter()
-                .enumerate()
-                .filter(|(_, nd)| nd[6] == r as u32)
-                .map(|(i, nd)| (nd[7] as usize, -value[i]))
-                .collect();
+    let mut moves: Vec<Vec<(usize, i32)>> = vec![Vec::new(); roots];
+    for (i, nd) in nodes.iter().enumerate() {
+        if let Some(m) = moves.get_mut(nd[6] as usize) {
+            m.push((nd[7] as usize, -value[i]));
+        }
+    }
+    Ok(moves
+        .into_iter()
+        .enumerate()
+        .map(|(r, mut moves)| {
             moves.sort_by_key(|m| ORDER.iter().position(|&c| c == m.0));
             GameValue {
                 value: value[r],

@@ -92,7 +92,7 @@ impl GpuOctree {
 
 /// The leaves of every instance from the device's leaf records (`count` of them, 6 words each:
 /// start, count, depth, pad, path low, path high) and index array (`rounds` instances of `n`),
-/// each instance's leaves sorted as `coop::octree` sorts them.
+/// each instance's leaves sorted as `coop::octree` sorts them (instances in parallel threads).
 pub fn decode_leaves(
     words: &[u32],
     count: usize,
@@ -100,34 +100,52 @@ pub fn decode_leaves(
     n: usize,
     rounds: u32,
 ) -> Result<Vec<Vec<Leaf>>> {
-    let mut per: Vec<Vec<Leaf>> = vec![Vec::new(); rounds as usize];
     if count > words.len() / LEAF_WORDS {
         return Err(Error::Resource(format!(
             "octree: {count} leaves recorded, room for {}",
             words.len() / LEAF_WORDS
         )));
     }
+    let mut records: Vec<Vec<&[u32]>> = vec![Vec::new(); rounds as usize];
     for l in words.chunks_exact(LEAF_WORDS).take(count) {
         let (start, len) = (l[0] as usize, l[1] as usize);
         let r = start / n.max(1);
-        if r >= per.len() || start + len > (r + 1) * n || start + len > ids.len() {
+        if r >= records.len() || start + len > (r + 1) * n || start + len > ids.len() {
             return Err(Error::Resource(format!(
                 "octree: leaf [{start}, {}) crosses an instance",
                 start + len
             )));
         }
-        let mut points = ids[start..start + len].to_vec();
-        points.sort_unstable();
-        per[r].push(Leaf {
-            depth: l[2],
-            path: u64::from(l[4]) | (u64::from(l[5]) << 32),
-            points,
-        });
+        records[r].push(l);
     }
-    for leaves in &mut per {
+    let decode = |recs: &[&[u32]]| -> Vec<Leaf> {
+        let mut leaves: Vec<Leaf> = recs
+            .iter()
+            .map(|l| {
+                let start = l[0] as usize;
+                let mut points = ids[start..start + l[1] as usize].to_vec();
+                points.sort_unstable();
+                Leaf {
+                    depth: l[2],
+                    path: u64::from(l[4]) | (u64::from(l[5]) << 32),
+                    points,
+                }
+            })
+            .collect();
         leaves.sort();
-    }
-    Ok(per)
+        leaves
+    };
+    let threads = std::thread::available_parallelism().map_or(4, |t| t.get());
+    let per = records.len().div_ceil(threads).max(1);
+    Ok(std::thread::scope(|s| {
+        let hs: Vec<_> = records
+            .chunks(per)
+            .map(|chunk| s.spawn(move || chunk.iter().map(|r| decode(r)).collect::<Vec<_>>()))
+            .collect();
+        hs.into_iter()
+            .flat_map(|h| h.join().expect("decoding leaves"))
+            .collect()
+    }))
 }
 
 impl CoopKernel for GpuOctree {
