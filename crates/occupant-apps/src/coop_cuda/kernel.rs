@@ -61,8 +61,19 @@ pub struct AppSize {
     pub rounds: u32,
     /// Octree points.
     pub points: usize,
-    /// Game depth in plies (tasks down to min(4, depth) plies).
+    /// Game depth in plies (tasks down to [`game_split`] plies).
     pub depth: u32,
+}
+
+/// The plies a game search of `depth` expands as tasks: all but the last 5 (so that a task
+/// searches at most 5 plies and the group offers itself again soon), 1 to 5 of them.
+///
+/// ```
+/// use occupant_apps::coop_cuda::game_split;
+/// assert_eq!((game_split(4), game_split(8), game_split(10), game_split(14)), (1, 3, 5, 5));
+/// ```
+pub fn game_split(depth: u32) -> u32 {
+    depth.saturating_sub(5).clamp(1, 5).min(depth.max(1))
 }
 
 /// Builds application `name` (one of [`COOP_CUDA_APPS`]) on the GPU: the graph apps on
@@ -116,7 +127,7 @@ pub fn coop_app(
             gpu,
             &GameParams {
                 depth: size.depth,
-                split: size.depth.min(4),
+                split: game_split(size.depth),
             },
             size.rounds,
         )?),
