@@ -65,15 +65,16 @@ pub struct AppSize {
     pub depth: u32,
 }
 
-/// The plies a game search of `depth` expands as tasks: all but the last 5 (so that a task
-/// searches at most 5 plies and the group offers itself again soon), 1 to 5 of them.
+/// The plies a game search of `depth` expands as tasks: min(4, depth) (what the H100 runs
+/// measured; below them a task searches depth − 4 plies, at depth 10 about 12 ms — the game's
+/// gather time, see `bench/results/nvidia-h100/coop/run-623ac75-apps/`).
 ///
 /// ```
 /// use occupant_apps::coop_cuda::game_split;
-/// assert_eq!((game_split(4), game_split(8), game_split(10), game_split(14)), (1, 3, 5, 5));
+/// assert_eq!((game_split(3), game_split(10)), (3, 4));
 /// ```
 pub fn game_split(depth: u32) -> u32 {
-    depth.saturating_sub(5).clamp(1, 5).min(depth.max(1))
+    depth.min(4)
 }
 
 /// Builds application `name` (one of [`COOP_CUDA_APPS`]) on the GPU: the graph apps on
