@@ -70,7 +70,8 @@ pub fn bench_source(g: &Csr) -> u32 {
 }
 
 /// Whether `out` matches `want`: equal, or for ranks within `2·tolerance/(1 − damping)` per
-/// vertex (the tolerance of [`verify`](crate::apps::verify)). The error names the first
+/// vertex and for bc scores within a relative 1e-9 (the tolerances of
+/// [`verify`](crate::apps::verify)). The error names the first
 /// differing vertex.
 pub fn matches(
     app: AppKind,
@@ -89,6 +90,20 @@ pub fn matches(
                 None => Ok(()),
                 Some(v) => Err(format!(
                     "{app}: vertex {v} has rank {:e}, expected {:e}",
+                    x[v], w[v]
+                )),
+            }
+        }
+        (AppOutput::Scores(w), AppOutput::Scores(x)) if w.len() == x.len() => {
+            // bc: f64 sums in another order; the relative tolerance of `verify`.
+            match w
+                .iter()
+                .zip(x)
+                .position(|(a, b)| (a - b).abs() > 1e-9 * a.abs().max(1.0) || b.is_nan())
+            {
+                None => Ok(()),
+                Some(v) => Err(format!(
+                    "{app}: vertex {v} has score {:e}, expected {:e}",
                     x[v], w[v]
                 )),
             }

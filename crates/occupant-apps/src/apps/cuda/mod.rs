@@ -1,8 +1,7 @@
-//! The CUDA applications (issue 10): bfs, sssp (Bellman-Ford), cc, pagerank, color and mis,
-//! each in the five CUDA [`Variant`](crate::apps::Variant)s — multi-kernel, graph,
-//! cooperative, occupancy-api and persistent — over one kernel body per phase
-//! (`graph_apps.cu`). color and mis were added after the H100 measurements: compiled by NVRTC
-//! in CI, not yet run on a GPU.
+//! The CUDA applications (issue 10): bfs, sssp (Bellman-Ford), cc, pagerank, color, mis
+//! (`graph_apps.cu`), bc (`bc.cu`) and sssp-worklist (`sssp_worklist.cu`), each in the five
+//! CUDA [`Variant`](crate::apps::Variant)s — multi-kernel, graph, cooperative, occupancy-api
+//! and persistent — over one kernel body per phase.
 //!
 //! ```no_run
 //! use occupant::cuda::Gpu;
