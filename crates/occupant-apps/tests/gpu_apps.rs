@@ -3,7 +3,8 @@
 //! a sparse Erdős–Rényi graph with isolated vertices, and a 1024×1024 grid — over 10^6
 //! vertices, every resident block busy). bc's path counts overflow f64 on the 1024×1024 grid
 //! (every variant must say so, as the CPU backend does); bc and sssp-worklist also run on a
-//! 32×32768 grid (over 10^6 vertices, 32 798 BFS levels, no overflow). Skips with one line
+//! 32×32768 grid (over 10^6 vertices, 32 798 BFS levels, no overflow) and on an R-MAT graph
+//! from its vertex of largest degree (the heavy-vertex paths). Skips with one line
 //! without a GPU; fails instead under OCCUPANT_REQUIRE_GPU=1.
 
 use occupant::cuda::Gpu;
@@ -81,6 +82,9 @@ fn bc_and_sssp_worklist_match_the_reference() {
     );
 }
 
+/// A source standing for the vertex of largest out-degree.
+const HUB: u32 = u32::MAX;
+
 fn apps_match_the_reference(test: &str, apps: &[AppKind]) {
     let Some(gpu) = gpu_or_skip(test) else {
         return;
@@ -93,10 +97,16 @@ fn apps_match_the_reference(test: &str, apps: &[AppKind]) {
         ("grid:1024x1024", 5),
     ];
     if apps.contains(&AppKind::Bc) {
+        // High diameter without overflow; and R-MAT from its hub, through the heavy vertices.
         inputs.push(("grid:w=32,h=32768", 0));
+        inputs.push(("rmat:scale=16,ef=16,seed=2", HUB));
     }
     for (spec, source) in inputs {
         let g = graph(spec);
+        let source = match source {
+            HUB => (0..g.num_vertices()).max_by_key(|&v| g.degree(v)).unwrap(),
+            s => s,
+        };
         let p = AppParams {
             source,
             ..AppParams::default()
@@ -135,7 +145,7 @@ fn apps_match_the_reference(test: &str, apps: &[AppKind]) {
                     assert!(parts >= gpu.info().sm_count, "{parts} participants");
                 }
                 println!(
-                    "{spec} {app} {}: {} iterations, {:.3} ms, participants {:?}",
+                    "{spec} (source {source}) {app} {}: {} iterations, {:.3} ms, participants {:?}",
                     variant.name(),
                     r.iterations,
                     r.time_ms,
