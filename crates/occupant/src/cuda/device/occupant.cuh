@@ -13,6 +13,7 @@
 #include "discovery.cuh"
 #include "forkjoin.cuh"
 #include "hierarchical_barrier.cuh"
+#include "mcs_cohort_mutex.cuh"
 #include "mutex_block.cuh"
 #include "occupant_sync.cuh"
 #include "persistent.cuh"
