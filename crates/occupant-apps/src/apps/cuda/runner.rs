@@ -326,7 +326,7 @@ impl CudaInput {
 
     /// The most iterations a run may take: max_iterations for pagerank, n + 2 for the others
     /// (they converge within n + 1).
-    fn bound(&self) -> u32 {
+    pub(crate) fn bound(&self) -> u32 {
         match self.app {
             AppKind::PageRank => self.params.max_iterations.max(1),
             // Forward to the deepest level F < n, then F backward steps.
@@ -336,7 +336,7 @@ impl CudaInput {
     }
 
     /// Kernel arguments: the graph, the state, ctl, `it` (or max_iterations), the scalars.
-    fn args(&self, it: u32) -> Vec<Arg<'_>> {
+    pub(crate) fn args(&self, it: u32) -> Vec<Arg<'_>> {
         let mut a = self.graph.args();
         let mut tail = Vec::new();
         match &self.state {
@@ -386,7 +386,7 @@ impl CudaInput {
     }
 
     /// The result, read back.
-    fn output(&self) -> Result<AppOutput> {
+    pub(crate) fn output(&self) -> Result<AppOutput> {
         let n = self.input_vertices as usize;
         fn take<T>(mut v: Vec<T>, n: usize) -> Vec<T> {
             v.truncate(n);
