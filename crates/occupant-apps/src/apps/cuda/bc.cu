@@ -1,4 +1,5 @@
 #line 1 "bc.cu"
+// occupant: fragment (compiled only after graph_apps.cu, as GRAPH_APPS_CU; tests/nvrtc_apps.rs compiles it)
 // occupant-apps: bc, Brandes betweenness centrality from one source (Pannotia's two kernels as
 // steps, as the CPU backend's apps/cpu/bc.rs). Compiled after graph_apps.cu in one program
 // (GRAPH_APPS_CU): it uses that file's Graph, Grid, tile_edges / heavy_edges, flags and device

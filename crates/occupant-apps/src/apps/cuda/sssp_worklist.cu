@@ -1,4 +1,5 @@
 #line 1 "sssp_worklist.cu"
+// occupant: fragment (compiled only after graph_apps.cu, as GRAPH_APPS_CU; tests/nvrtc_apps.rs compiles it)
 // occupant-apps: sssp-worklist, Lonestar-style SSSP (as the CPU backend's apps/cpu/worklist.rs).
 // Compiled after graph_apps.cu in one program (GRAPH_APPS_CU), wrapped the same four ways
 // (sssp_worklist_step, _persistent, _occupancy, _cooperative).
