@@ -48,8 +48,9 @@ pub struct AppsBenchArgs {
     /// Barrier of the persistent and occupancy-api variants (default: the device's).
     #[arg(long)]
     barrier: Option<String>,
-    /// Compile the device-loop kernels with `__launch_bounds__(256, N)` (CUDA).
-    #[arg(long, value_parser = at_least_one::<u32>)]
+    /// Compile the device-loop kernels with `__launch_bounds__(256, N)` (CUDA; default: the
+    /// device's full occupancy, 8 on an H100; 0: no launch bounds).
+    #[arg(long)]
     min_blocks_per_sm: Option<u32>,
 }
 

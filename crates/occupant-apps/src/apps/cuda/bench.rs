@@ -49,7 +49,7 @@ pub struct CudaBenchResults {
     pub results: BenchResults,
     /// The barrier of the persistent and occupancy-api variants.
     pub barrier: String,
-    /// `__launch_bounds__` minimum blocks per SM of the device-loop kernels, if any.
+    /// `__launch_bounds__` minimum blocks per SM of the device-loop kernels (0: none).
     pub min_blocks_per_sm: Option<u32>,
     /// Threads per block of every kernel.
     pub block_threads: usize,
@@ -121,7 +121,9 @@ pub fn matches(
 pub struct CudaBenchOptions {
     /// Barrier of the persistent and occupancy-api variants (None: the device's default).
     pub barrier: Option<BarrierKind>,
-    /// `__launch_bounds__` minimum blocks per SM of the device-loop kernels (None: none).
+    /// `__launch_bounds__` minimum blocks per SM of the device-loop kernels (None: the
+    /// device's full occupancy, [`default_min_blocks_per_sm`](super::default_min_blocks_per_sm);
+    /// `Some(0)`: no launch bounds).
     pub min_blocks_per_sm: Option<u32>,
     /// Compare every variant's output with the sequential reference.
     pub verify: bool,
@@ -140,12 +142,17 @@ pub fn bench_cuda<P: FnMut(&str)>(
     let verify = opts.verify;
     let progs = AppPrograms::compile_with(gpu, opts.barrier, opts.min_blocks_per_sm)?;
     progress(&format!(
-        "compiled the application kernels (barrier {}, cooperative kernels: {})",
+        "compiled the application kernels (barrier {}, device-loop kernels for {} blocks per SM, cooperative kernels: {}, graph-while: {})",
         progs.device.barrier(),
+        progs.min_blocks_per_sm,
         if progs.cooperative {
             "yes"
         } else {
             "no: no CUDA toolkit headers"
+        },
+        match &progs.graph_while {
+            Ok(_) => "yes".to_string(),
+            Err(e) => format!("no: {e}"),
         }
     ));
     let mut rows = Vec::new();
@@ -272,7 +279,7 @@ pub fn bench_cuda<P: FnMut(&str)>(
             geomeans,
         },
         barrier: progs.device.barrier().name().into(),
-        min_blocks_per_sm: opts.min_blocks_per_sm,
+        min_blocks_per_sm: Some(progs.min_blocks_per_sm),
         block_threads: BLOCK_THREADS,
         prepared,
         failures,
