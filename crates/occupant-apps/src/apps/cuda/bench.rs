@@ -57,6 +57,10 @@ pub struct CudaBenchResults {
     pub prepared: Vec<PreparedInfo>,
     /// Runs that failed (error or a wrong output), in words; the bench goes on without them.
     pub failures: Vec<String>,
+    /// Runs not made because the app is not computable for that input
+    /// ([`Error::Unsupported`](occupant::Error::Unsupported), e.g. bc's path counts overflow
+    /// `f64`), in words. Not failures.
+    pub skipped: Vec<String>,
 }
 
 /// The source vertex for an input: 0, or the vertex of largest out-degree when 0 has none.
@@ -158,6 +162,7 @@ pub fn bench_cuda<P: FnMut(&str)>(
     let mut rows = Vec::new();
     let mut prepared = Vec::new();
     let mut failures = Vec::new();
+    let mut skipped = Vec::new();
     let total = inputs.len() * config.apps.len() * config.variants.len();
     let mut done = 0usize;
     for input in inputs {
@@ -223,6 +228,11 @@ pub fn bench_cuda<P: FnMut(&str)>(
                             firsts.push((variant, first, rows.len()));
                             rows.push(row);
                         }
+                        Err(e @ occupant::Error::Unsupported(_)) => {
+                            let msg = format!("{app} {} on {}: {e}", variant.name(), input.name);
+                            progress(&format!("[{done}/{total}] skipped {msg}"));
+                            skipped.push(msg);
+                        }
                         Err(e) => {
                             let msg = format!("{app} {} on {}: {e}", variant.name(), input.name);
                             progress(&format!("[{done}/{total}] FAILED {msg}"));
@@ -283,6 +293,7 @@ pub fn bench_cuda<P: FnMut(&str)>(
         block_threads: BLOCK_THREADS,
         prepared,
         failures,
+        skipped,
     })
 }
 

@@ -91,7 +91,7 @@ impl BcState {
                     .map(|v| (v, "score", d[v]))
             });
         if let Some((v, what, x)) = bad {
-            return Err(Error::Input(format!(
+            return Err(Error::Unsupported(format!(
                 "bc: the shortest-path counts of this graph overflow f64 (vertex {v} has {what} {x}); use a graph with fewer shortest paths (fewer BFS levels)"
             )));
         }
