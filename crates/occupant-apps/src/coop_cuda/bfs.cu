@@ -1,3 +1,4 @@
+// occupant: fragment (compiled only after the .cuh files its crate concatenates it with; tests/nvrtc_coop_apps.rs compiles it)
 // Cooperative breadth-first search (occupant_apps::coop_cuda, App::Bfs): `rounds` BFS
 // traversals, level-synchronous with a frontier queue — the frontier rounds of frontier.cuh in
 // the phase loop of loop.cuh (every global barrier a resizing barrier; mode 0 persistent,

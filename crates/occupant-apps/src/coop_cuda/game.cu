@@ -1,3 +1,4 @@
+// occupant: fragment (compiled only after the .cuh files its crate concatenates it with; tests/nvrtc_coop_apps.rs compiles it)
 // Cooperative game-tree search by work stealing (occupant_apps::coop_cuda::GpuGame; the CUDA
 // twin of occupant_apps::coop::game, seed 000 Table 1): connect four (7×6, bitboards as the CPU
 // version's) searched to a fixed depth with negamax. A task is a node of the pool; a node above

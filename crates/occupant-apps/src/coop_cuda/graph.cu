@@ -1,3 +1,4 @@
+// occupant: fragment (compiled only after the .cuh files its crate concatenates it with; tests/nvrtc_coop_apps.rs compiles it)
 // Cooperative graph applications cc, pagerank, color and mis (occupant_apps::coop_cuda,
 // GpuGraphApp): the phases of the CUDA graph apps (apps/cuda/graph_apps.cu, compiled before this
 // file with -DOCC_APP_HOST_LOOP: cc_phase, pr_phase0/1, color_phase, mis_phase) in the phase

@@ -1,3 +1,4 @@
+// occupant: fragment (compiled only after the .cuh files its crate concatenates it with; tests/nvrtc_coop_apps.rs compiles it)
 // Cooperative octree partitioning by work stealing (occupant_apps::coop_cuda::GpuOctree; the
 // CUDA twin of occupant_apps::coop::octree, seed 000 Table 1): a task is a cell with its range
 // of the shared index array `ids`; the group holding it splits the range into its 8 octants in

@@ -1,3 +1,4 @@
+// occupant: fragment (compiled only after the .cuh files its crate concatenates it with; tests/nvrtc_coop_apps.rs compiles it)
 // Cooperative single-source shortest paths (occupant_apps::coop_cuda, App::Sssp): `rounds`
 // traversals, frontier-based Bellman-Ford (a vertex whose distance dropped is queued once per
 // iteration: inq[v] = iteration + 1), weights u32 — the frontier rounds of frontier.cuh in the
