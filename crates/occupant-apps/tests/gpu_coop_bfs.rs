@@ -150,7 +150,7 @@ fn grid(spec: &str) -> Csr {
 }
 
 /// The other apps (cc, pagerank, color, mis with both resizing barriers; octree and game with
-/// offer_kill/request_fork) under ≥ 150 kill/fork cycles each (≥ 1000 in all), 0 wrong results.
+/// offer_kill/request_fork) under ≥ 160 kill/fork cycles each (100 per barrier variant; 1 120 in all), 0 wrong results.
 #[test]
 fn every_app_correct_under_kill_fork_cycles() {
     let Some(gpu) = gpu_or_skip("every_app_correct_under_kill_fork_cycles") else {
@@ -178,7 +178,7 @@ fn every_app_correct_under_kill_fork_cycles() {
             &[BarrierMode::Regular, BarrierMode::Query]
         };
         for &mode in modes {
-            let want = if modes.len() == 1 { 160 } else { 80 };
+            let want = if modes.len() == 1 { 160 } else { 100 };
             let (cycles, killed, forked, launches) = cycle_app(app.as_mut(), mode, &cfg, want);
             println!(
                 "{name} {mode:?}: {cycles} cycles, {killed} killed, {forked} forked, {launches} launches, 0 wrong"
