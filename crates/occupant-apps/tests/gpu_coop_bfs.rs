@@ -150,7 +150,8 @@ fn grid(spec: &str) -> Csr {
 }
 
 /// The other apps (cc, pagerank, color, mis with both resizing barriers; octree and game with
-/// offer_kill/request_fork) under ≥ 160 kill/fork cycles each (100 per barrier variant; 1 120 in all), 0 wrong results.
+/// offer_kill/request_fork) under 160 kill/fork cycles each (100 per barrier variant; 1 120 in
+/// all), 0 wrong results.
 #[test]
 fn every_app_correct_under_kill_fork_cycles() {
     let Some(gpu) = gpu_or_skip("every_app_correct_under_kill_fork_cycles") else {
