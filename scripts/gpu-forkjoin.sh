@@ -108,7 +108,7 @@ for f in run.sh epcc_target epcc_target_jit; do
   [[ -f "$here/llvm-$f" && -d "$llvm" ]] && cp "$here/llvm-$f" "$llvm/$f" && chmod +x "$llvm/$f"
 done
 llvm_ok=""
-for bin in epcc_target epcc_target_jit; do
+for bin in epcc_target; do  # the JIT build cannot run (no NVPTX JIT in Debian's libomptarget)
   [[ -x "$llvm/$bin" ]] || continue
   step "llvm-$bin" 90 env LLVM_EPCC_BIN=$bin bash -c "'$llvm/run.sh' 1000 100 5 >'$res/llvm-$bin.jsonl'"
   head -c 600 "$res/llvm-$bin.log" >>"$sum"; wc -l "$res/llvm-$bin.jsonl" >>"$sum"
@@ -130,11 +130,15 @@ if want nested; then
 fi
 want sanitize || tools=""
 for tool in ${tools-racecheck synccheck memcheck}; do
-  step "sanitizer-$tool-forkjoin" 45 compute-sanitizer --tool $tool "$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --out "$res/sanitizer-$tool"
+  # memcheck: device memory errors only (the launcher counts a kernel's parameters with
+  # cuFuncGetParamInfo until it answers CUDA_ERROR_INVALID_VALUE, past the last one: an API
+  # error by design, which memcheck would list too).
+  extra=(); [[ $tool == memcheck ]] && extra=(--report-api-errors no)
+  step "sanitizer-$tool-forkjoin" 45 compute-sanitizer --tool $tool "${extra[@]}" "$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --out "$res/sanitizer-$tool"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|rror" "$res/sanitizer-$tool-forkjoin.log" | head -8 >>"$sum"
-  step "sanitizer-$tool-semantics" 45 compute-sanitizer --tool $tool "$here/test-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1
+  step "sanitizer-$tool-semantics" 45 compute-sanitizer --tool $tool "${extra[@]}" "$here/test-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error|test result" "$res/sanitizer-$tool-semantics.log" | head -8 >>"$sum"
-  step "sanitizer-$tool-nested" 45 compute-sanitizer --tool $tool "$here/occupant" bench nested --small --reps 1 --out "$res/sanitizer-$tool"
+  step "sanitizer-$tool-nested" 45 compute-sanitizer --tool $tool "${extra[@]}" "$here/occupant" bench nested --small --reps 1 --out "$res/sanitizer-$tool"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error" "$res/sanitizer-$tool-nested.log" | head -8 >>"$sum"
 done
 tar -C "$res" -czf "$out/results.tar.gz" .
