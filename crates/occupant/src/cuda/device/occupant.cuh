@@ -12,6 +12,7 @@
 #include "coop.cuh"
 #include "discovery.cuh"
 #include "forkjoin.cuh"
+#include "graph_while.cuh"
 #include "hierarchical_barrier.cuh"
 #include "mcs_cohort_mutex.cuh"
 #include "mutex_block.cuh"
