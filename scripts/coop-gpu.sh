@@ -5,6 +5,7 @@
 # device `run` call:  carry: [".gpu-coop"]   command: bash .gpu-coop/run.sh   timeout_s: 420
 # The runner writes $OUT/results.tar.gz (res/: JSON, SVG, logs — what goes under
 # bench/results/<gpu>/coop/run-<commit>/) and $OUT/summary.txt. Every step has its own timeout.
+# Steps (arguments of run.sh, default "tests experiments"): tests, sanitizer, experiments, quick.
 # Environment: GPU_DIR (default <repo>/.gpu-coop), CARGO_TARGET_DIR.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -56,11 +57,22 @@ for s in $steps; do
     tests)
       step test-gpu_coop 60 "$here/test-gpu_coop" --test-threads=1 --nocapture
       grep -E "^test |test result|panicked|cycles" "$res/test-gpu_coop.log" >>"$sum"
-      step test-gpu_coop_bfs 90 "$here/test-gpu_coop_bfs" --test-threads=1 --nocapture
+      step test-gpu_coop_bfs 120 "$here/test-gpu_coop_bfs" --test-threads=1 --nocapture
       grep -E "^test |test result|panicked|cycles" "$res/test-gpu_coop_bfs.log" >>"$sum" ;;
     experiments)
       step experiments 240 "$here/coop_cuda_experiments" "$res/coop"
       tail -60 "$res/experiments.log" >>"$sum" ;;
+    sanitizer)
+      # compute-sanitizer on the coop kernels: memcheck (and synccheck) on the small GPU tests
+      # (the never-offering kernel, the work-stealing tasks under kill/fork cycles).
+      for tool in memcheck synccheck; do
+        for t in never:a_kernel_that_never_offers_groups_gives_a_timeout_error_and_the_context_stays_usable \
+                 tasks:work_stealing_tasks_each_run_once_while_groups_come_and_go; do
+          step "sanitizer-$tool-${t%%:*}" 45 compute-sanitizer --tool $tool --error-exitcode 3 \
+            "$here/test-gpu_coop" --exact "${t#*:}" --test-threads=1 --nocapture
+          grep -E "ERROR SUMMARY|error|test result|panicked" "$res/sanitizer-$tool-${t%%:*}.log" | head -6 >>"$sum"
+        done
+      done ;;
     quick)
       step experiments-quick 120 "$here/coop_cuda_experiments" "$res/coop" quick
       tail -40 "$res/experiments-quick.log" >>"$sum" ;;

@@ -115,8 +115,8 @@ pub struct CoopReport {
 /// The host scheduler of one cooperative launch (device side: `occ::coop` in coop.cuh).
 ///
 /// [`Scheduler::start`] launches the kernel with N co-resident groups on its own stream;
-/// [`Scheduler::take`] asks it for groups (the mailbox's target, read by the device with
-/// `ld.acquire.sys`) and returns once that many have left, so that another kernel can be launched
+/// [`Scheduler::take`] asks it for groups (the mailbox's target, read by the barrier master
+/// with `ld.relaxed.sys` at most every `OCC_COOP_POLL_NS`) and returns once that many have left, so that another kernel can be launched
 /// into their slots (on a [`Lane`]); [`Scheduler::give_back`] raises the target again and
 /// launches as many new blocks of the same kernel on a second stream, which join at the kernel's
 /// next `request_fork` (or resizing barrier) with the next ids and the transmitted values;
@@ -217,7 +217,7 @@ impl<'a> Scheduler<'a> {
         }
         bind(module)?;
         let mut state = gpu.alloc_zeroed::<u32>(STATE_BYTES / 4)?;
-        // limit, initial, active (words 0, 1, 3), bar_target, host_target (50, 51): coop.cuh.
+        // limit, initial, active (words 0, 1, 3), host_target (51; 50 is reserved): coop.cuh.
         let mut init = [0u32; 52];
         (init[0], init[1], init[3], init[50], init[51]) = (n, n, n, n, n);
         state.copy_from(&init)?;
