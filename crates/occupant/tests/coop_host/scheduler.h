@@ -1,7 +1,7 @@
 // Host stand-in for occupant::cuda::coop::Scheduler, shared by the harnesses of tests/coop_host
 // (harness.cpp, tasks_harness.cpp, bfs_harness.cpp): the state and mailbox as Scheduler::start
 // initialises them, and the scheduler loop — take 1, N/4, N/2, N-1 groups in turn (lower the
-// mailbox's target, wait until that many were killed), then give them back as new threads
+// target, wait until that many were killed), then give them back as new threads
 // (joiners), until the kernel's work is over. Every wait gives up after 3 s with one line
 // "FAILED: ... (cycle C)" and exit status 1.
 #pragma once
@@ -41,6 +41,13 @@ inline unsigned ld(const unsigned* p) { return __atomic_load_n(p, __ATOMIC_ACQUI
   std::_Exit(1);
 }
 
+/// The new target where the device reads it: the mailbox and State::host_target (word 51;
+/// the Scheduler copies it there by DMA).
+inline void set_target(const Coop& c, unsigned t) {
+  __atomic_store_n(&c.mb->target, t, __ATOMIC_RELEASE);
+  __atomic_store_n(&((unsigned*)c.st)[51], t, __ATOMIC_RELEASE);
+}
+
 /// Starts N group threads running `group`, runs the scheduler loop until the work is over,
 /// joins every thread. The groups given back run `group` too (as joiners).
 template <class Group>
@@ -57,7 +64,7 @@ void run(Coop& c, Group group) {
     const unsigned k = shares[c.cycles % 4u];
     const unsigned target = active > k ? active - k : 1u;
     const unsigned want = active - target;
-    __atomic_store_n(&mb->target, target, __ATOMIC_RELEASE);
+    set_target(c, target);
     t0 = occ::globaltimer();
     bool finished = false;
     while (ld(&mb->killed) - killed0 < want) {
@@ -69,7 +76,7 @@ void run(Coop& c, Group group) {
       std::this_thread::yield();
     }
     if (finished) break;
-    __atomic_store_n(&mb->target, c.n, __ATOMIC_RELEASE);
+    set_target(c, c.n);
     for (unsigned i = 0; i < want; ++i) ts.emplace_back(group);
     c.launched += want;
     ++c.cycles;

@@ -40,9 +40,12 @@
 // How groups come and go on CUDA (the host scheduler, occupant::cuda::coop):
 //   - the first launch has `initial` blocks, all co-resident (a grid the occupancy API allows,
 //     nothing else running); a block's id is its entry ticket.
-//   - the host asks for groups by lowering Mailbox::target (host-mapped memory). Only the
-//     barrier master reads it over PCIe (ld.relaxed.sys), at most every OCC_COOP_POLL_NS, issued
-//     when it arrives at a barrier so that the round trip overlaps its wait for the others; the
+//   - the host asks for groups by lowering the target: it stores it in Mailbox::target
+//     (host-mapped; offer_kill and query() read it there, over PCIe) and copies it with a DMA
+//     (cuMemcpyHtoDAsync, on a stream beside the kernel) into State::host_target, device memory,
+//     which the barrier master reads with ld.relaxed.sys — an L2 access, no PCIe round trip on
+//     any barrier (the earlier periodic PCIe poll cost the barrier-bound grid BFS 18-32% on an
+//     H100). The
 //     master folds the target into the barrier's release word, so the other groups learn it
 //     with the release they wait for anyway (no extra load on any barrier). Killed blocks
 //     return, freeing their slots, and are counted in Mailbox::killed (atom.release.sys): one
@@ -74,8 +77,8 @@
 #ifndef OCC_COOP_CASCADE_NS
 #define OCC_COOP_CASCADE_NS 20000  // regular variant: how long a wanted group waits to be the top
 #endif
-#ifndef OCC_COOP_POLL_NS
-#define OCC_COOP_POLL_NS 32000  // the barrier master reads the host's target at most this often
+#ifndef OCC_COOP_REPORT_EVERY
+#define OCC_COOP_REPORT_EVERY 64  // the master writes Mailbox::barriers every this many barriers
 #endif
 
 namespace occ {
@@ -91,7 +94,7 @@ struct Mailbox {
   u32 forked;          // device -> host: groups forked
   u32 finished;        // device -> host: 1 once every group left the kernel's work
   u32 joiners_exited;  // device -> host: joiner blocks that left unforked (work over)
-  u32 barriers;        // device -> host: resizing barriers completed (as of the master's last poll)
+  u32 barriers;        // device -> host: resizing barriers completed (every OCC_COOP_REPORT_EVERY)
   u32 pad[8];
 };
 
@@ -115,7 +118,7 @@ struct State {
   u32 pad1[30];
   u64 bar_rel;        // the release word: epoch (bits 0-31) | M (32-47) | target (48-63)
   u32 reserved50;     // (was the cached target; the host still writes N here)
-  u32 host_target;    // the mailbox's target as the master last polled it (device memory)
+  u32 host_target;    // the target, copied here by the host (DMA) whenever it changes it
   u32 pad2[28];
   u32 join_seq[OCC_COOP_JOIN_SLOTS];  // j + 1 once join ticket j was granted
   u32 join_id[OCC_COOP_JOIN_SLOTS];   // its id
@@ -137,7 +140,7 @@ struct Group {
   u32 forked;  // 1 when this group joined through a fork
   u32 flag;    // broadcast scratch
   u64 tx[OCC_COOP_TX_WORDS];  // transmit-annotated values (thread 0's are the ones sent)
-  u64 poll_ns; // the master's last read of the mailbox's target (%globaltimer)
+  u64 poll_ns; // (unused; kept for layout)
   State* s;    // the scheduler state (kernel parameter)
   Mailbox* mb; // the host-mapped mailbox (kernel parameter)
   u32 epoch;   // the barrier epoch this group was last released with (or joined in)
@@ -177,8 +180,7 @@ __device__ __forceinline__ u32 arrival_m(u64 w, u32 m0) {
 }
 
 /// Groups the scheduler wants to keep (ld.acquire.sys of the mailbox: a PCIe round trip; the
-/// barriers use the copy the master polls into State::host_target at most every
-/// OCC_COOP_POLL_NS, so that no barrier waits for PCIe).
+/// barriers read the host's copy in State::host_target instead, device memory).
 __device__ __forceinline__ u32 target(const Group& g) { return ld_acquire_sys(&g.mb->target); }
 
 /// query(): how many groups the scheduler needs from the kernel now (0 if none).
@@ -331,7 +333,6 @@ __device__ __forceinline__ u32 grant_leader(Group& g, u32* first, bool in_barrie
   const u32 granted = ld_relaxed(&s->join_granted);
   const u32 m = ld_relaxed(&s->active);
   const u32 t = target(g);
-  st_relaxed(&s->host_target, t);
   const u32 cap = t < s->limit ? t : s->limit;
   u32 k = arrived - granted;
   if (cap <= m) k = 0u;
@@ -433,16 +434,11 @@ __device__ bool barrier_impl(Group& g, u32 mode) {
       }
     } else if (alive) {
       // The master. Everything it may need is loaded before it waits (relaxed, in flight
-      // together with the wait): the target as last polled, or — at most every
-      // OCC_COOP_POLL_NS — the mailbox's (a PCIe round trip hidden behind the others'
-      // arrivals), and whether a joiner waits.
+      // together with the wait): the host's target (its DMA'd copy in device memory, .sys:
+      // written by the host) and whether a joiner waits.
       u32 tgt = g.tgt, ja = 0u, jg = 0u;
-      bool polled = false;
-      unsigned long long now = 0ull;
       if (mode >= 2u) {
-        now = globaltimer();
-        polled = now - g.poll_ns >= (unsigned long long)OCC_COOP_POLL_NS;
-        tgt = polled ? ld_relaxed_sys(&g.mb->target) : ld_relaxed(&s->host_target);
+        tgt = ld_relaxed_sys(&s->host_target);
         ja = ld_relaxed(&s->join_arrivals);
         jg = ld_relaxed(&s->join_granted);
       }
@@ -490,11 +486,8 @@ __device__ bool barrier_impl(Group& g, u32 mode) {
           st_release(&s->bar_rel, rel_word(e + 1u, m, t_seen));
           // After the release: the forked groups start in the next interval.
           publish_grants(g, first, forked);
-          if (polled) {
-            g.poll_ns = now;
-            if (forked == 0u) st_relaxed(&s->host_target, tgt);  // a fork stored a newer one
-            st_relaxed_sys(&g.mb->barriers, e + 1u);
-          }
+          if (mode >= 2u && (e + 1u) % OCC_COOP_REPORT_EVERY == 0u)
+            st_relaxed_sys(&g.mb->barriers, e + 1u);  // posted, rare: for the host's messages
         }
       }
     }
