@@ -378,7 +378,9 @@ impl<'a> Scheduler<'a> {
     /// Waits for the kernel and every joiner to end; past `deadline` raises the abort flag so
     /// every device wait gives up. [`Error::Deadlock`] when a device wait timed out.
     pub fn finish(self, deadline: Duration) -> Result<CoopReport> {
-        self.set_target(self.n)?;
+        // The mailbox is raised even if the copy fails; the launch's own error (below) is the
+        // one to report then.
+        let target_raised = self.set_target(self.n);
         let mut raised = false;
         loop {
             let mut idle = self.coop.is_idle()?;
@@ -412,6 +414,7 @@ impl<'a> Scheduler<'a> {
         if let Some(c) = ctl {
             c.check()?;
         }
+        target_raised?;
         Ok(report)
     }
 }
