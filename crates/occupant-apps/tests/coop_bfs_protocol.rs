@@ -17,6 +17,7 @@ fn coop_bfs_and_sssp_on_cpu_threads_are_right_under_kill_fork_cycles() {
         "watchdog.cuh",
         "poll.cuh",
         "occupant.cuh",
+        "scheduler.h",
         "bfs_harness.cpp",
     ] {
         std::fs::copy(host.join(f), dir.join(f)).unwrap();

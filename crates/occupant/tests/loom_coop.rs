@@ -189,3 +189,105 @@ fn kill_on_entry_never_blocks_the_barrier() {
         assert_eq!(core.try_claim(1), survivors == 2);
     });
 }
+
+/// The lock-free common case: with no request, barriers complete without the lock (the last
+/// arrival takes `pending` to zero) while a group forks outside the barrier. The fork adds to
+/// `pending` before the forking group arrives, so the barrier waits for the new group: every
+/// group, the forked one included, is released by the same completion with the same M.
+#[test]
+fn fork_outside_a_barrier_is_waited_for_by_the_lock_free_barrier() {
+    builder(2).check(|| {
+        let core = Arc::new(CoopCore::new(3, None));
+        core.request_units(1);
+        assert!(core.try_claim(1));
+        assert_eq!(core.begin_kernel(3), Ok(2));
+        core.give_back(1); // one unit to fork into
+        let group = |id: usize, fork: bool| {
+            let core = core.clone();
+            thread::spawn(move || {
+                let mut child = None;
+                if fork {
+                    let (ids, m) = core.request_fork();
+                    assert_eq!((ids.clone(), m), (2..3, 3), "the fork gets the next id");
+                    let core = core.clone();
+                    child = Some(thread::spawn(move || {
+                        let gen = core.arrive(2, BarrierKind::Plain);
+                        core.wait_release(2, gen, &LoomWait).unwrap().active
+                    }));
+                }
+                let gen = core.arrive(id, BarrierKind::Plain);
+                let r = core.wait_release(id, gen, &LoomWait).unwrap();
+                assert!(!r.killed);
+                let forked_m = child.map(|c| c.join().unwrap());
+                (r.active, forked_m)
+            })
+        };
+        let g0 = group(0, false);
+        let g1 = group(1, true);
+        let (m0, _) = g0.join().unwrap();
+        let (m1, m2) = g1.join().unwrap();
+        assert_eq!(
+            (m0, m1, m2),
+            (3, 3, Some(3)),
+            "one completion released all three"
+        );
+        assert_eq!(core.stats().barriers, 1);
+    });
+}
+
+/// Without a request, `offer_kill` and the resizing barrier take no lock; a request that comes
+/// while a regular resizing barrier runs is met at it or not at all: the groups alive after it
+/// are `0..M` (with any group the barrier forked into a unit the request gave back), each
+/// released group saw an M above its id, and the scheduler got its unit only if a group was
+/// killed. (Two barriers in a row exceed loom's branch budget.)
+#[test]
+fn request_racing_lock_free_barriers_keeps_ids_contiguous() {
+    builder(2).check(|| {
+        let core = Arc::new(CoopCore::new(2, None));
+        assert_eq!(core.begin_kernel(2), Ok(2));
+        let group = |id: usize| {
+            let core = core.clone();
+            thread::spawn(move || {
+                let mut forked = 0;
+                {
+                    if id != 0 && core.offer_kill(id) == KillDecision::Killed {
+                        return (false, forked);
+                    }
+                    let kind = BarrierKind::Resizing(ResizeVariant::Regular);
+                    let gen = core.arrive(id, kind);
+                    let r = core.wait_release(id, gen, &LoomWait).unwrap();
+                    assert!(!r.killed);
+                    assert!(id < r.active);
+                    if let Some(ids) = r.forked {
+                        assert_eq!(id, 0, "only group 0 starts forks");
+                        assert_eq!(ids.start, r.active - ids.len(), "forks take the next ids");
+                        forked += ids.len();
+                    }
+                }
+                (true, forked)
+            })
+        };
+        let gs: Vec<_> = (0..2).map(group).collect();
+        let sched = {
+            let core = core.clone();
+            thread::spawn(move || {
+                core.request_units(1);
+                let got = core.try_claim(1);
+                if !got {
+                    core.cancel(1);
+                }
+                got
+            })
+        };
+        let res: Vec<(bool, usize)> = gs.into_iter().map(|h| h.join().unwrap()).collect();
+        let got = sched.join().unwrap();
+        assert!(res[0].0, "group 0 is never killed");
+        let survivors = res.iter().filter(|r| r.0).count();
+        let forked: usize = res.iter().map(|r| r.1).sum();
+        assert_eq!(core.num_groups(), survivors + forked, "ids 0..M");
+        if got {
+            assert_eq!(survivors, 1, "a unit was claimed, so a group was killed");
+            assert_eq!(forked, 0, "the claimed unit was not forked into");
+        }
+    });
+}

@@ -397,22 +397,8 @@ impl Multitasker {
                 period_met: response_us <= workload.period_ms * 1e3,
             })
         };
-        let (requests, done_at, report) =
-            run_beside(self.bfs.as_mut(), &self.cfg, workload, &mut other)?;
-        let alone_us = self.alone_us(BarrierMode::Persistent)?;
-        let wrong_rounds = self.bfs.wrong_rounds()?;
-        self.summarise(
-            "priority_stream",
-            BarrierMode::Persistent,
-            workload,
-            share,
-            k,
-            requests,
-            done_at,
-            alone_us,
-            report,
-            wrong_rounds,
-        )
+        let beside = run_beside(self.bfs.as_mut(), &self.cfg, workload, &mut other)?;
+        self.summarise_beside("priority_stream", workload, share, k, beside)
     }
 
     /// A co-run with any other mechanism: the persistent BFS holds every slot of this GPU
@@ -427,8 +413,19 @@ impl Multitasker {
         k: u32,
         other: &mut dyn FnMut() -> Result<Request>,
     ) -> Result<CoRun> {
-        let (requests, done_at, report) =
-            run_beside(self.bfs.as_mut(), &self.cfg, workload, other)?;
+        let beside = run_beside(self.bfs.as_mut(), &self.cfg, workload, other)?;
+        self.summarise_beside(mechanism, workload, share, k, beside)
+    }
+
+    /// The summary of a co-run beside the persistent BFS ([`run_beside`]'s result).
+    fn summarise_beside(
+        &mut self,
+        mechanism: &str,
+        workload: Workload,
+        share: Share,
+        k: u32,
+        (requests, done_at, report): Beside,
+    ) -> Result<CoRun> {
         let alone_us = self.alone_us(BarrierMode::Persistent)?;
         let wrong_rounds = self.bfs.wrong_rounds()?;
         self.summarise(
@@ -591,13 +588,17 @@ pub fn run_multitask_kernel(
     })
 }
 
+/// What a co-run beside the persistent BFS gives: every request, when each was done, and the
+/// BFS launch's report.
+type Beside = (Vec<Request>, Vec<Instant>, CoopReport);
+
 /// Runs the persistent BFS and calls `other` every period until the BFS ends.
 fn run_beside(
     bfs: &mut dyn CoopKernel,
     cfg: &CoopConfig,
     workload: Workload,
     other: &mut dyn FnMut() -> Result<Request>,
-) -> Result<(Vec<Request>, Vec<Instant>, CoopReport)> {
+) -> Result<Beside> {
     let period = Duration::from_secs_f64(workload.period_ms / 1e3);
     let mut requests = Vec::new();
     let mut done_at = Vec::new();

@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <deque>
 #include <queue>
-#include <thread>
 #include <vector>
 #include "bfs.cu"
 #include "sssp.cu"
+#include "scheduler.h"
 using namespace occ;
 
 int main(int argc, char** argv) {
@@ -41,11 +41,9 @@ int main(int argc, char** argv) {
   std::vector<unsigned> sources = {0u, n / 2u, n - 1u, 7u % n};
   std::vector<unsigned> dist(n), fa(n), fb(n), lens(4, 0u), inq(n, 0u);
   std::vector<unsigned long long> checks(2 * rounds, 0ull);
-  coop::State* st = (coop::State*)std::calloc(1, sizeof(coop::State));
-  coop::Mailbox* mb = (coop::Mailbox*)std::calloc(1, sizeof(coop::Mailbox));
-  unsigned* w = (unsigned*)st;
-  w[0] = w[1] = w[3] = w[50] = w[51] = N;
-  mb->target = mb->active = N;
+  occ_host::Coop c = occ_host::make(N);
+  coop::State* st = c.st;
+  coop::Mailbox* mb = c.mb;
   auto group = [&] {
     if (app == 0u)
       coop_bfs(st, mb, offsets.data(), targets.data(), n, sources.data(), (unsigned)sources.size(),
@@ -55,33 +53,7 @@ int main(int argc, char** argv) {
                 (unsigned)sources.size(), rounds, dist.data(), fa.data(), fb.data(), lens.data(),
                 checks.data(), mode, weights.data(), inq.data());
   };
-  auto ld = [](const unsigned* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); };
-  std::vector<std::thread> ts;
-  for (unsigned i = 0; i < N; ++i) ts.emplace_back(group);
-  const unsigned shares[4] = {1u, N / 4u, N / 2u, N - 1u};
-  unsigned cycles = 0, launched = 0;
-  while (!ld(&mb->finished) && !aborted()) {
-    auto t0 = globaltimer();
-    while (ld(&mb->forked) + ld(&mb->joiners_exited) < launched && !ld(&mb->finished))
-      if (globaltimer() - t0 > 3000000000ull) { std::printf("FAILED: join\n"); std::fflush(stdout); std::_Exit(1); }
-    const unsigned active = ld(&mb->active), killed0 = ld(&mb->killed);
-    const unsigned k = shares[cycles % 4u];
-    const unsigned target = active > k ? active - k : 1u, want = active - target;
-    __atomic_store_n(&mb->target, target, __ATOMIC_RELEASE);
-    t0 = globaltimer();
-    bool finished = false;
-    while (ld(&mb->killed) - killed0 < want) {
-      if (ld(&mb->finished)) { finished = true; break; }
-      if (globaltimer() - t0 > 3000000000ull) { std::printf("FAILED: gather\n"); std::fflush(stdout); std::_Exit(1); }
-      std::this_thread::yield();
-    }
-    if (finished) break;
-    __atomic_store_n(&mb->target, N, __ATOMIC_RELEASE);
-    for (unsigned i = 0; i < want; ++i) ts.emplace_back(group);
-    launched += want;
-    ++cycles;
-  }
-  for (auto& t : ts) t.join();
+  occ_host::run(c, group);
   unsigned wrong = 0;
   for (unsigned r = 0; r < rounds; ++r) {
     const unsigned src = sources[r % sources.size()];
@@ -106,6 +78,6 @@ int main(int argc, char** argv) {
     if (checks[2 * r] != reached || checks[2 * r + 1] != sum) ++wrong;
   }
   std::printf("app=%s mode=%u cycles=%u killed=%u forked=%u launched=%u wrong_rounds=%u aborted=%u\n", app ? "sssp" : "bfs", mode,
-              cycles, mb->killed, mb->forked, launched, wrong, g_abort);
+              c.cycles, mb->killed, mb->forked, c.launched, wrong, g_abort);
   return (wrong != 0u || g_abort != 0u) ? 1 : 0;
 }

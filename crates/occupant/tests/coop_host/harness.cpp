@@ -5,9 +5,9 @@
 // ordered the data and the transmitted round arrived; exit 1 with the first failure otherwise.
 // Usage: harness QUERY(0|1) ROUNDS
 #include <cstdlib>
-#include <thread>
 #include <vector>
 #include "coop.cuh"
+#include "scheduler.h"
 using namespace occ;
 static coop::State* st;
 static coop::Mailbox* mb;
@@ -18,7 +18,6 @@ static std::vector<unsigned long long> idsum;
 static unsigned data[2 * STRIDE];
 static unsigned errors = 0;
 static bool QUERY = false;
-static unsigned ld(const unsigned* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 
 static void group() {
   coop::Group g;
@@ -52,46 +51,10 @@ int main(int argc, char** argv) {
   cnt.assign(R, 0u);
   ms.assign(R, 0u);
   idsum.assign(R, 0ull);
-  st = (coop::State*)std::calloc(1, sizeof(coop::State));
-  mb = (coop::Mailbox*)std::calloc(1, sizeof(coop::Mailbox));
-  unsigned* w = (unsigned*)st;  // as occupant::cuda::coop::Scheduler::start does
-  w[0] = w[1] = w[3] = w[50] = w[51] = N;
-  mb->target = mb->active = N;
-  std::vector<std::thread> ts;
-  for (unsigned i = 0; i < N; ++i) ts.emplace_back(group);
-  const unsigned shares[4] = {1u, N / 4u, N / 2u, N - 1u};
-  unsigned cycles = 0, launched = 0;
-  auto fail = [&](const char* what) {
-    std::printf("FAILED: %s (cycle %u)\n", what, cycles);
-    std::fflush(stdout);
-    std::_Exit(1);
-  };
-  while (!ld(&mb->finished) && !aborted()) {
-    auto t0 = globaltimer();
-    while (ld(&mb->forked) + ld(&mb->joiners_exited) < launched && !ld(&mb->finished))
-      if (globaltimer() - t0 > 3000000000ull) fail("groups given back did not join");
-    const unsigned active = ld(&mb->active), killed0 = ld(&mb->killed);
-    const unsigned k = shares[cycles % 4u];
-    const unsigned target = active > k ? active - k : 1u;
-    const unsigned want = active - target;
-    __atomic_store_n(&mb->target, target, __ATOMIC_RELEASE);
-    t0 = globaltimer();
-    bool finished = false;
-    while (ld(&mb->killed) - killed0 < want) {
-      if (ld(&mb->finished)) {
-        finished = true;
-        break;
-      }
-      if (globaltimer() - t0 > 3000000000ull) fail("the groups asked for were not gathered");
-      std::this_thread::yield();
-    }
-    if (finished) break;
-    __atomic_store_n(&mb->target, N, __ATOMIC_RELEASE);
-    for (unsigned i = 0; i < want; ++i) ts.emplace_back(group);
-    launched += want;
-    ++cycles;
-  }
-  for (auto& t : ts) t.join();
+  occ_host::Coop c = occ_host::make(N);
+  st = c.st;
+  mb = c.mb;
+  occ_host::run(c, group);
   unsigned bad = 0;
   for (unsigned r = 0; r < R; ++r) {
     const unsigned long long m = ms[r];
@@ -99,7 +62,7 @@ int main(int argc, char** argv) {
   }
   std::printf("query=%d cycles=%u killed=%u forked=%u joiners_exited=%u launched=%u errors=%u "
               "bad_rounds=%u aborted=%u\n",
-              QUERY ? 1 : 0, cycles, mb->killed, mb->forked, mb->joiners_exited, launched, errors,
+              QUERY ? 1 : 0, c.cycles, mb->killed, mb->forked, mb->joiners_exited, c.launched, errors,
               bad, g_abort);
-  return (bad != 0u || errors != 0u || g_abort != 0u || mb->forked + mb->joiners_exited != launched) ? 1 : 0;
+  return (bad != 0u || errors != 0u || g_abort != 0u || mb->forked + mb->joiners_exited != c.launched) ? 1 : 0;
 }

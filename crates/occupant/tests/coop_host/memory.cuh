@@ -35,8 +35,14 @@ inline void pcie() {
     u32 r = __atomic_fetch_add(p, v, __ATOMIC_RELAXED); D; return r; }                           \
   inline u32 atomic_cas_acquire##SFX(u32* p, u32 e, u32 d) {                                     \
     __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE); D; return e; } \
-  inline u64 ld_relaxed##SFX(const u64* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }      \
-  inline void st_relaxed##SFX(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+  inline u64 ld_relaxed##SFX(const u64* p) { D; return __atomic_load_n(p, __ATOMIC_RELAXED); }   \
+  inline u64 ld_acquire##SFX(const u64* p) { D; return __atomic_load_n(p, __ATOMIC_ACQUIRE); }   \
+  inline void st_relaxed##SFX(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); D; }    \
+  inline void st_release##SFX(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); D; }    \
+  inline u64 atomic_add_release##SFX(u64* p, u64 v) {                                            \
+    u64 r = __atomic_fetch_add(p, v, __ATOMIC_RELEASE); D; return r; }                           \
+  inline u64 atomic_add_relaxed##SFX(u64* p, u64 v) {                                            \
+    u64 r = __atomic_fetch_add(p, v, __ATOMIC_RELAXED); D; return r; }
 OCC_H(, (void)0)
 OCC_H(_sys, pcie())
 #undef OCC_H

@@ -2,12 +2,20 @@
 //! kernel's id space, the resizing barrier. Backend-independent in its waiting (any [`Wait`]),
 //! and built on loom's atomics and mutex under `cfg(loom)` so that `tests/loom_coop.rs` checks
 //! this very code.
+//!
+//! The barrier's common case takes no lock. Arrivals count down one atomic word, `pending`
+//! (active groups not yet arrived; every change of `M` — a kill, a fork, a finish, a barrier's
+//! own kills and forks — moves it by as much, under the lock); whoever takes it to zero
+//! completes the barrier. That completion, and `offer_kill` by any group, read one atomic hint
+//! (`request`: the scheduler wants units back or has units to fork into, or churn is on, kept
+//! up to date under the lock by every operation that changes the budget) and take the lock
+//! only when it is set.
 
 use crate::cpu::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use crate::cpu::Wait;
 use crate::model::coop::{
-    barrier_complete, fork_count, may_kill, query_kills, unit_budget, BarrierKind, Groups,
-    KillDecision, ResizeVariant,
+    fork_count, may_kill, query_kills, unit_budget, BarrierKind, Groups, KillDecision,
+    ResizeVariant,
 };
 #[cfg(loom)]
 use loom::sync::{Mutex, MutexGuard};
@@ -18,6 +26,15 @@ use std::sync::{Mutex, MutexGuard};
 
 /// Barrier generations wrap at 2^39.
 const GEN_MASK: u64 = (1 << 39) - 1;
+
+/// `CoopCore::kind`: no barrier in progress, or the kind of the one in progress.
+fn kind_code(kind: BarrierKind) -> usize {
+    match kind {
+        BarrierKind::Plain => 1,
+        BarrierKind::Resizing(ResizeVariant::Regular) => 2,
+        BarrierKind::Resizing(ResizeVariant::Query) => 3,
+    }
+}
 
 /// Random kills and forks for testing: the scheduler accepts kill offers and grants forks at
 /// random (seeded), as the seed's semantics allow (Kill / Kill-No-Op / Fork with any `k`).
@@ -91,8 +108,6 @@ struct State {
     active: usize,
     finished: Vec<bool>,
     finished_below_active: usize,
-    arrived: usize,
-    kind: Option<BarrierKind>,
     released_active: usize,
     fork_at_release: Option<Range<usize>>,
     churn: Option<(Churn, u64)>,
@@ -196,6 +211,15 @@ pub struct CoopCore {
     /// with release when a barrier completes; waiters poll it with acquire.
     released: AtomicU64,
     active: AtomicUsize,
+    /// Active groups that have not arrived at the barrier in progress (`M` when none is).
+    pending: AtomicUsize,
+    /// The kind of the barrier in progress ([`kind_code`]), 0 when none.
+    kind: AtomicUsize,
+    /// Set while the scheduler may act at an offer or a barrier: units wanted back, units to
+    /// fork into, or churn.
+    request: AtomicBool,
+    /// Barriers completed by the current kernel.
+    barriers: AtomicUsize,
     abort: AtomicBool,
 }
 
@@ -212,8 +236,6 @@ impl CoopCore {
                 active: 0,
                 finished: Vec::new(),
                 finished_below_active: 0,
-                arrived: 0,
-                kind: None,
                 released_active: 0,
                 fork_at_release: None,
                 churn: churn.map(|c| (c, c.seed)),
@@ -221,6 +243,10 @@ impl CoopCore {
             }),
             released: AtomicU64::new(0),
             active: AtomicUsize::new(0),
+            pending: AtomicUsize::new(0),
+            kind: AtomicUsize::new(0),
+            request: AtomicBool::new(churn.is_some()),
+            barriers: AtomicUsize::new(0),
             abort: AtomicBool::new(false),
         }
     }
@@ -229,8 +255,26 @@ impl CoopCore {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Under the lock, after any change: `M` and the request hint for the lock-free paths.
     fn publish_active(&self, st: &State) {
         self.active.store(st.active, Ordering::Release);
+        let (_, kill, fork) = st.budget();
+        let request = kill > 0 || fork > 0 || st.churn.is_some();
+        self.request.store(request, Ordering::Release);
+    }
+
+    /// Under the lock: `M` dropped by `n` (kills, finishes). Completes the barrier in progress
+    /// when the groups that left were the last it waited for.
+    fn shrink(&self, st: &mut State, n: usize) {
+        if n == 0 {
+            return;
+        }
+        // M first: whoever completes the barrier after this without the lock reads it.
+        self.active.store(st.active, Ordering::Release);
+        let before = self.pending.fetch_sub(n, Ordering::AcqRel);
+        if before == n && self.kind.load(Ordering::Acquire) != 0 {
+            self.complete(st);
+        }
     }
 
     /// Starts a kernel of at most `limit` groups on the free units; returns `M`, the groups
@@ -250,8 +294,6 @@ impl CoopCore {
         st.active = m;
         st.finished = vec![false; limit];
         st.finished_below_active = 0;
-        st.arrived = 0;
-        st.kind = None;
         st.fork_at_release = None;
         st.stats = CoopStats {
             min_active: m,
@@ -259,6 +301,9 @@ impl CoopCore {
             ..CoopStats::default()
         };
         self.abort.store(false, Ordering::Relaxed);
+        self.kind.store(0, Ordering::Relaxed);
+        self.barriers.store(0, Ordering::Relaxed);
+        self.pending.store(m, Ordering::Release);
         self.publish_active(&st);
         Ok(m)
     }
@@ -268,10 +313,12 @@ impl CoopCore {
         let mut st = self.lock();
         st.running = false;
         st.active = 0;
-        st.arrived = 0;
-        st.kind = None;
+        self.kind.store(0, Ordering::Relaxed);
+        self.pending.store(0, Ordering::Release);
         self.publish_active(&st);
-        st.stats
+        let mut stats = st.stats;
+        stats.barriers = self.barriers.load(Ordering::Acquire);
+        stats
     }
 
     /// Stops every wait of the kernel (another part of it failed).
@@ -303,7 +350,9 @@ impl CoopCore {
 
     /// The kernel's counters so far.
     pub fn stats(&self) -> CoopStats {
-        self.lock().stats
+        let mut stats = self.lock().stats;
+        stats.barriers = self.barriers.load(Ordering::Acquire);
+        stats
     }
 
     /// `query`: how many groups the scheduler wants back from the kernel now (never group 0).
@@ -313,8 +362,16 @@ impl CoopCore {
         query_kills(st.groups(), w)
     }
 
-    /// `offer_kill` by group `id`.
+    /// `offer_kill` by group `id`. Without a lock unless it is the top group and the scheduler
+    /// may want it (the hint is set).
     pub fn offer_kill(&self, id: usize) -> KillDecision {
+        let top = Groups {
+            limit: usize::MAX,
+            active: self.active.load(Ordering::Acquire),
+        };
+        if !may_kill(top, id, 1) || !self.request.load(Ordering::Acquire) {
+            return KillDecision::Continue;
+        }
         let mut st = self.lock();
         let g = st.groups();
         // Only the top group can be killed: ask the scheduler (and churn) only then.
@@ -327,9 +384,7 @@ impl CoopCore {
         }
         st.kill_top(1);
         // A barrier in progress never waits for a killed group.
-        if st.kind.is_some() && barrier_complete(st.groups(), st.arrived) {
-            self.complete(&mut st);
-        }
+        self.shrink(&mut st, 1);
         self.publish_active(&st);
         KillDecision::Killed
     }
@@ -340,6 +395,10 @@ impl CoopCore {
         let mut st = self.lock();
         let offer = st.fork_offer();
         let r = st.fork(offer);
+        // The barrier in progress waits for the new groups too (the caller has not arrived, so
+        // this never completes it).
+        self.active.store(st.active, Ordering::Release);
+        self.pending.fetch_add(r.len(), Ordering::AcqRel);
         self.publish_active(&st);
         (r, st.active)
     }
@@ -351,35 +410,60 @@ impl CoopCore {
     /// Panics if the groups disagree about the kind (a kernel error: every group must reach
     /// the same barrier).
     pub fn arrive(&self, id: usize, kind: BarrierKind) -> u64 {
-        let mut st = self.lock();
+        let active = self.active.load(Ordering::Acquire);
         assert!(
-            id < st.active,
-            "group {id} is not active ({} active groups)",
-            st.active
+            id < active,
+            "group {id} is not active ({active} active groups)"
         );
-        match st.kind {
-            None => st.kind = Some(kind),
-            Some(k) => assert_eq!(
-                k, kind,
-                "groups reached different global barriers ({k:?} and {kind:?}); every group must reach the same one"
-            ),
+        let code = kind_code(kind);
+        if let Err(k) = self
+            .kind
+            .compare_exchange(0, code, Ordering::AcqRel, Ordering::Acquire)
+        {
+            assert_eq!(
+                k, code,
+                "groups reached different global barriers (kinds {k} and {code}); every group must reach the same one"
+            );
         }
-        st.arrived += 1;
-        let gen = self.released.load(Ordering::Relaxed) >> 25;
-        if barrier_complete(st.groups(), st.arrived) {
-            self.complete(&mut st);
-            self.publish_active(&st);
+        // The generation is read before counting in: the completion may follow at once.
+        let gen = self.released.load(Ordering::Acquire) >> 25;
+        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.complete_arrived(kind);
         }
         gen
     }
 
+    /// Every active group arrived (this caller took `pending` to zero): completes the barrier,
+    /// without the lock when the scheduler has nothing to do at it.
+    fn complete_arrived(&self, kind: BarrierKind) {
+        let resizing = matches!(kind, BarrierKind::Resizing(_));
+        if !resizing || !self.request.load(Ordering::Acquire) {
+            // Nothing changes M now: every active group waits here.
+            let m = self.active.load(Ordering::Acquire);
+            self.kind.store(0, Ordering::Relaxed);
+            self.barriers.fetch_add(1, Ordering::Relaxed);
+            self.pending.store(m, Ordering::Relaxed);
+            let next = ((self.released.load(Ordering::Relaxed) >> 25) + 1) & GEN_MASK;
+            self.released
+                .store(next << 25 | m as u64, Ordering::Release);
+            return;
+        }
+        let mut st = self.lock();
+        self.complete(&mut st);
+        self.publish_active(&st);
+    }
+
     /// Completes the barrier in progress: forks (resizing), kills (query variant), release.
     fn complete(&self, st: &mut State) {
-        let kind = st.kind.take();
-        st.arrived = 0;
-        st.stats.barriers += 1;
+        let kind = self.kind.swap(0, Ordering::Relaxed);
+        self.barriers.fetch_add(1, Ordering::Relaxed);
         st.fork_at_release = None;
-        if let Some(BarrierKind::Resizing(variant)) = kind {
+        if kind >= 2 {
+            let variant = if kind == 3 {
+                ResizeVariant::Query
+            } else {
+                ResizeVariant::Regular
+            };
             let mut killed = 0;
             if variant == ResizeVariant::Query {
                 let wanted = st.kill_wanted();
@@ -397,6 +481,7 @@ impl CoopCore {
             }
         }
         st.released_active = st.active;
+        self.pending.store(st.active, Ordering::Relaxed);
         let next = ((self.released.load(Ordering::Relaxed) >> 25) + 1) & GEN_MASK;
         // Waiting groups with ids at or above the new `M` have been killed (query variant):
         // they learn it from the `M` published with this generation.
@@ -457,12 +542,16 @@ impl CoopCore {
         }
         st.finished[id] = true;
         st.finished_below_active += 1;
+        let before = st.active;
         while st.active > 0 && st.finished[st.active - 1] {
             st.active -= 1;
             st.finished_below_active -= 1;
         }
-        if st.active > 0 && st.kind.is_some() && barrier_complete(st.groups(), st.arrived) {
-            self.complete(&mut st);
+        let gone = before - st.active;
+        if st.active > 0 {
+            self.shrink(&mut st, gone);
+        } else {
+            self.pending.fetch_sub(gone, Ordering::AcqRel);
         }
         self.publish_active(&st);
     }
@@ -470,7 +559,9 @@ impl CoopCore {
     /// A launch asks for `units` compute units: the kernel is asked to give back what is not
     /// free. Pair with [`try_claim`](Self::try_claim) or [`cancel`](Self::cancel).
     pub fn request_units(&self, units: usize) {
-        self.lock().wanted += units;
+        let mut st = self.lock();
+        st.wanted += units;
+        self.publish_active(&st);
     }
 
     /// Claims `units` asked for with [`request_units`](Self::request_units) if that many are
@@ -480,6 +571,7 @@ impl CoopCore {
         if st.budget().0 >= units {
             st.wanted -= units;
             st.lent += units;
+            self.publish_active(&st);
             true
         } else {
             false
@@ -490,11 +582,13 @@ impl CoopCore {
     pub fn cancel(&self, units: usize) {
         let mut st = self.lock();
         st.wanted = st.wanted.saturating_sub(units);
+        self.publish_active(&st);
     }
 
     /// A launch gives back `units` claimed units: the kernel may fork into them.
     pub fn give_back(&self, units: usize) {
         let mut st = self.lock();
         st.lent = st.lent.saturating_sub(units);
+        self.publish_active(&st);
     }
 }

@@ -20,6 +20,8 @@ pub const JOIN_SLOTS: usize = 4096;
 pub const TX_WORDS: usize = 8;
 /// Word of `occ::coop::State` holding the barrier epoch (barriers completed).
 const BAR_EPOCH_WORD: usize = 48;
+/// Word of `occ::coop::State` the barrier master reads the target from (`host_target`).
+const HOST_TARGET_WORD: usize = 51;
 /// Size of `occ::coop::State` with the default slots and words.
 pub const STATE_BYTES: usize = 320 + 3 * 4 * JOIN_SLOTS + 8 * TX_WORDS * JOIN_SLOTS;
 
@@ -115,8 +117,8 @@ pub struct CoopReport {
 /// The host scheduler of one cooperative launch (device side: `occ::coop` in coop.cuh).
 ///
 /// [`Scheduler::start`] launches the kernel with N co-resident groups on its own stream;
-/// [`Scheduler::take`] asks it for groups (the mailbox's target, read by the device with
-/// `ld.acquire.sys`) and returns once that many have left, so that another kernel can be launched
+/// [`Scheduler::take`] asks it for groups (the target: stored in the mailbox and copied by DMA
+/// into the device state, where the barrier master reads it) and returns once that many have left, so that another kernel can be launched
 /// into their slots (on a [`Lane`]); [`Scheduler::give_back`] raises the target again and
 /// launches as many new blocks of the same kernel on a second stream, which join at the kernel's
 /// next `request_fork` (or resizing barrier) with the next ids and the transmitted values;
@@ -217,7 +219,7 @@ impl<'a> Scheduler<'a> {
         }
         bind(module)?;
         let mut state = gpu.alloc_zeroed::<u32>(STATE_BYTES / 4)?;
-        // limit, initial, active (words 0, 1, 3), bar_target, host_target (50, 51): coop.cuh.
+        // limit, initial, active (words 0, 1, 3), host_target (51; 50 is reserved): coop.cuh.
         let mut init = [0u32; 52];
         (init[0], init[1], init[3], init[50], init[51]) = (n, n, n, n, n);
         state.copy_from(&init)?;
@@ -266,7 +268,7 @@ impl<'a> Scheduler<'a> {
         self.mailbox.load(Word::Finished) != 0
     }
 
-    /// Resizing barriers passed so far, as of the barrier master's last poll of the mailbox.
+    /// Resizing barriers passed so far, as the barrier master last reported them (every 64).
     pub fn barriers(&self) -> u32 {
         self.mailbox.load(Word::Barriers)
     }
@@ -300,7 +302,7 @@ impl<'a> Scheduler<'a> {
         let target = active.saturating_sub(k).max(1);
         let want = active - target;
         let t0 = Instant::now();
-        self.mailbox.store(Word::Target, target);
+        self.set_target(target)?;
         self.mailbox
             .store(Word::Seq, self.mailbox.load(Word::Seq).wrapping_add(1));
         loop {
@@ -325,7 +327,7 @@ impl<'a> Scheduler<'a> {
             }
             let waited = t0.elapsed();
             if waited > timeout {
-                self.mailbox.store(Word::Target, self.n);
+                self.set_target(self.n)?;
                 return Err(Error::Resource(format!(
                     "cooperative scheduler: asked kernel `{}` for {k} group(s), gathered {got} of {want} in {:.1} ms (active {} → target {target}, {} resizing barrier(s) passed so far): the kernel offered no more groups back; request withdrawn",
                     self.kernel.name,
@@ -343,7 +345,8 @@ impl<'a> Scheduler<'a> {
     /// next ids). Launch them after the other kernel's end (e.g. [`Lane::synchronize`]), or they
     /// wait in the hardware queue for its slots.
     pub fn give_back(&mut self, k: u32) -> Result<()> {
-        self.mailbox.store(Word::Target, self.n);
+        // The target is in place on the device before the joiners can be forked.
+        self.set_target(self.n)?;
         if k == 0 || self.work_finished() {
             return Ok(());
         }
@@ -375,7 +378,9 @@ impl<'a> Scheduler<'a> {
     /// Waits for the kernel and every joiner to end; past `deadline` raises the abort flag so
     /// every device wait gives up. [`Error::Deadlock`] when a device wait timed out.
     pub fn finish(self, deadline: Duration) -> Result<CoopReport> {
-        self.mailbox.store(Word::Target, self.n);
+        // The mailbox is raised even if the copy fails; the launch's own error (below) is the
+        // one to report then.
+        let target_raised = self.set_target(self.n);
         let mut raised = false;
         loop {
             let mut idle = self.coop.is_idle()?;
@@ -409,7 +414,27 @@ impl<'a> Scheduler<'a> {
         if let Some(c) = ctl {
             c.check()?;
         }
+        target_raised?;
         Ok(report)
+    }
+}
+
+impl Scheduler<'_> {
+    /// The new target, where the device reads it: the mailbox (`offer_kill`, `query`, forks;
+    /// over PCIe) and `State::host_target` (the barrier master; device memory), the latter by
+    /// a copy on the side stream beside the kernel, waited for.
+    fn set_target(&self, t: u32) -> Result<()> {
+        self.mailbox.store(Word::Target, t);
+        bind(&self.module)?;
+        let side = &self.module.inner.gpu.side;
+        let word = [t];
+        let dst = self.state.device_ptr() + (HOST_TARGET_WORD * 4) as u64;
+        // SAFETY: the state buffer spans STATE_BYTES > word 51; the copy reads `word` before it
+        // returns (pageable source) and is waited for below; the kernel only reads the word.
+        unsafe { cu::memcpy_htod_async(dst, &word[..], side.cu_stream()) }
+            .map_err(|e| driver_err("cuMemcpyHtoDAsync(host_target)", e))?;
+        side.synchronize()
+            .map_err(|e| driver_err("cuStreamSynchronize", e))
     }
 }
 

@@ -40,17 +40,28 @@
 // How groups come and go on CUDA (the host scheduler, occupant::cuda::coop):
 //   - the first launch has `initial` blocks, all co-resident (a grid the occupancy API allows,
 //     nothing else running); a block's id is its entry ticket.
-//   - the host asks for groups by lowering Mailbox::target (host-mapped memory, read here with
-//     ld.acquire.sys); killed blocks return, freeing their slots, and count themselves in
-//     Mailbox::killed (atom.release.sys); the host then launches the other kernel into the slots.
+//   - the host asks for groups by lowering the target: it stores it in Mailbox::target
+//     (host-mapped; offer_kill and query() read it there, over PCIe) and copies it with a DMA
+//     (cuMemcpyHtoDAsync, on a stream beside the kernel) into State::host_target, device memory,
+//     which the barrier master reads with ld.relaxed.sys — an L2 access, no PCIe round trip on
+//     any barrier (the earlier periodic PCIe poll cost the barrier-bound grid BFS 18-32% on an
+//     H100). The
+//     master folds the target into the barrier's release word, so the other groups learn it
+//     with the release they wait for anyway (no extra load on any barrier). Killed blocks
+//     return, freeing their slots, and are counted in Mailbox::killed (atom.release.sys): one
+//     PCIe atomic per group killed by offer_kill, one per batch for the groups the query
+//     variant kills at once (the last of them to leave adds the batch); the host then launches
+//     the other kernel into the slots.
 //   - to give them back the host raises target and launches k more blocks of the same kernel
 //     (joiners) on another stream: each takes a join ticket and waits until a request_fork
 //     grants it an id (or until the kernel's work is over, then it returns).
-// State lives in device memory (State, zeroed by the host), the host's requests and the device's
-// answers in the mailbox (host-mapped); a cooperative kernel takes both as its first two
-// parameters, `(occ::coop::State* st, occ::coop::Mailbox* mb, ...)`, and hands them to enter().
-// Every wait goes through the watchdog: ResizingBarrier (20) for the barriers, CoopScheduler (21)
-// for the lock and joiners; a wait that outlives the deadline aborts the launch.
+//
+// The barrier's common case (no request pending, no joiner waiting) costs what the fixed
+// (persistent) barrier costs: a group arrives with one atom.release.gpu on the arrival word and
+// waits on one release word (epoch | M | target, 64 bits) with ld.acquire.gpu; the master waits
+// on the arrival word alone — kills add 1 to it and forks outside a barrier subtract k, so that
+// "every active group arrived" is one comparison with the M it released — and releases with one
+// st.release.gpu. Each group keeps the epoch, M and target it was released with in its Group.
 #pragma once
 
 #include "memory.cuh"
@@ -63,8 +74,11 @@
 #ifndef OCC_COOP_JOIN_SLOTS
 #define OCC_COOP_JOIN_SLOTS 4096  // ring of join slots (>= groups that may wait to join at once)
 #endif
-#ifndef OCC_COOP_POLL_NS
-#define OCC_COOP_POLL_NS 32000  // the barrier master reads the host's target at most this often
+#ifndef OCC_COOP_CASCADE_NS
+#define OCC_COOP_CASCADE_NS 20000  // regular variant: how long a wanted group waits to be the top
+#endif
+#ifndef OCC_COOP_REPORT_EVERY
+#define OCC_COOP_REPORT_EVERY 64  // the master writes Mailbox::barriers every this many barriers
 #endif
 
 namespace occ {
@@ -80,13 +94,14 @@ struct Mailbox {
   u32 forked;          // device -> host: groups forked
   u32 finished;        // device -> host: 1 once every group left the kernel's work
   u32 joiners_exited;  // device -> host: joiner blocks that left unforked (work over)
-  u32 barriers;        // device -> host: resizing barriers completed (as of the master's last poll)
+  u32 barriers;        // device -> host: resizing barriers completed (every OCC_COOP_REPORT_EVERY)
   u32 pad[8];
 };
 
-/// Scheduler state in device memory; the host zeroes it and sets `limit` and `initial`.
+/// Scheduler state in device memory; the host zeroes it and sets `limit`, `initial`, `active`
+/// and `host_target`.
 struct State {
-  u32 limit;          // N: the most groups the kernel may have
+  u32 limit;          // N: the most groups the kernel may have (at most 65535)
   u32 initial;        // blocks of the first launch
   u32 tickets;        // blocks that entered
   u32 active;         // M
@@ -95,23 +110,25 @@ struct State {
   u32 finished;       // 1 once left == active: waiting joiners return
   u32 join_arrivals;  // joiner blocks that arrived
   u32 join_granted;   // joiner blocks given an id by a fork
-  u32 pad0[7];
-  u32 bar_count;      // arrivals at the current barrier (its own 128-byte line)
-  u32 pad1[31];
-  u32 bar_epoch;      // barrier generation, released by the master
-  u32 bar_m;          // M of the interval after the last barrier
-  u32 bar_target;     // the target the master acted on at the last barrier (slaves kill by it)
-  u32 host_target;    // the mailbox's target, copied to device memory by the master's poll
+  u32 qk_total;       // groups the query variant killed at barriers (written by the master)
+  u32 qk_exited;      // of those, the ones that left
+  u32 qk_published;   // of those, the ones added to Mailbox::killed
+  u32 pad0[4];
+  u64 bar_count;      // the arrival word (its own 128-byte line): see arrival_word()
+  u32 pad1[30];
+  u64 bar_rel;        // the release word: epoch (bits 0-31) | M (32-47) | target (48-63)
+  u32 reserved50;     // (was the cached target; the host still writes N here)
+  u32 host_target;    // the target, copied here by the host (DMA) whenever it changes it
   u32 pad2[28];
   u32 join_seq[OCC_COOP_JOIN_SLOTS];  // j + 1 once join ticket j was granted
   u32 join_id[OCC_COOP_JOIN_SLOTS];   // its id
-  u32 join_m[OCC_COOP_JOIN_SLOTS];    // M right after the fork
+  u32 join_m[OCC_COOP_JOIN_SLOTS];    // M right after the fork | the target then << 16
   u64 join_tx[OCC_COOP_JOIN_SLOTS][OCC_COOP_TX_WORDS];
 };
 
 // The host (occupant::cuda::coop, scheduler.rs) sizes the state and initialises words 0, 1, 3
-// (limit, initial, active), 50 (bar_target) and 51 (host_target), and reads word 48 (bar_epoch)
-// — keep this layout.
+// (limit, initial, active) and 51 (host_target), and reads word 48 (the low half of bar_rel: the
+// barrier epoch) — keep this layout.
 static_assert(sizeof(State) == 320 + 12 * OCC_COOP_JOIN_SLOTS + 8 * OCC_COOP_TX_WORDS * OCC_COOP_JOIN_SLOTS,
               "State size");
 static_assert(sizeof(Mailbox) == 64, "Mailbox size");
@@ -123,9 +140,13 @@ struct Group {
   u32 forked;  // 1 when this group joined through a fork
   u32 flag;    // broadcast scratch
   u64 tx[OCC_COOP_TX_WORDS];  // transmit-annotated values (thread 0's are the ones sent)
-  u64 poll_ns; // the master's last read of the mailbox's target (%globaltimer)
+  u64 poll_ns; // (unused; kept for layout)
   State* s;    // the scheduler state (kernel parameter)
   Mailbox* mb; // the host-mapped mailbox (kernel parameter)
+  u32 epoch;   // the barrier epoch this group was last released with (or joined in)
+  u32 tgt;     // the target that came with it (clamped to 65535): the regular variant's kills
+  u32 base;    // master only: the M it released the current interval with
+  u32 pad;
 };
 
 }  // namespace coop
@@ -136,12 +157,31 @@ namespace coop {
 
 __device__ __forceinline__ bool leader() { return local_linear_id() == 0u; }
 
+/// Packs / unpacks the release word.
+__device__ __forceinline__ u64 rel_word(u32 epoch, u32 m, u32 tgt) {
+  const u32 t = tgt > 0xffffu ? 0xffffu : tgt;
+  return (u64)epoch | ((u64)(m & 0xffffu) << 32) | ((u64)t << 48);
+}
+__device__ __forceinline__ u32 rel_epoch(u64 w) { return (u32)w; }
+__device__ __forceinline__ u32 rel_m(u64 w) { return (u32)(w >> 32) & 0xffffu; }
+__device__ __forceinline__ u32 rel_tgt(u64 w) { return (u32)(w >> 48); }
+
+/// The arrival word, one 64-bit counter since the last release: an arrival adds 1, a kill adds
+/// 1 - 2^32 (it counts as arrived, and M drops by one), a fork of k outside a barrier adds
+/// k * (2^32 - 1) (k more to wait for, M grows by k). Its low 32 bits, read as signed, are
+/// X = arrivals + kills - forks, the rest Y = forks - kills: every active group but the master
+/// arrived exactly when X = M0 - 1 (M0: the M of the release), and then M = M0 + Y.
+const u64 ARRIVE = 1ull;
+const u64 KILLED = 0xffffffff00000001ull;
+__device__ __forceinline__ u64 forked_word(u32 k) { return (u64)k * 0xffffffffull; }
+__device__ __forceinline__ u32 arrival_m(u64 w, u32 m0) {
+  const u64 x = (u64)(long long)(int)(u32)w;
+  return m0 + (u32)((w - x) >> 32);
+}
+
 /// Groups the scheduler wants to keep (ld.acquire.sys of the mailbox: a PCIe round trip; the
-/// barriers use the copy the master polls into State::host_target at most every
-/// OCC_COOP_POLL_NS, so that no barrier waits for PCIe).
+/// barriers read the host's copy in State::host_target instead, device memory).
 __device__ __forceinline__ u32 target(const Group& g) { return ld_acquire_sys(&g.mb->target); }
-
-
 
 /// query(): how many groups the scheduler needs from the kernel now (0 if none).
 __device__ __forceinline__ u32 query(const Group& g) {
@@ -193,12 +233,18 @@ __device__ bool enter(Group& g, State* st, Mailbox* mb) {
     g.s = st;
     g.mb = mb;
     g.poll_ns = 0ull;
+    g.pad = 0u;
     State* s = st;
     g.flag = 0u;
     const u32 t = atomic_add_relaxed(&s->tickets, 1u);
     if (t < ld_relaxed(&s->initial)) {
+      // A group of the first launch: barrier 0 cannot end without it, so the epoch is 0.
       g.id = t;
       g.m = ld_relaxed(&s->initial);
+      g.base = g.m;
+      g.epoch = 0u;
+      const u32 ht = ld_relaxed(&s->host_target);
+      g.tgt = ht > 0xffffu ? 0xffffu : ht;
       g.forked = 0u;
       g.flag = 1u;
     } else {
@@ -209,7 +255,13 @@ __device__ bool enter(Group& g, State* st, Mailbox* mb) {
       });
       if (ok && ld_acquire(&s->join_seq[slot]) == j + 1u) {
         g.id = ld_relaxed(&s->join_id[slot]);
-        g.m = ld_relaxed(&s->join_m[slot]);
+        const u32 jm = ld_relaxed(&s->join_m[slot]);
+        g.m = jm & 0xffffu;
+        g.tgt = jm >> 16;
+        g.base = g.m;
+        // Published after the release of the barrier it was forked in (or mid-interval by
+        // request_fork): the current epoch, which cannot advance before this group arrives.
+        g.epoch = rel_epoch(ld_relaxed(&s->bar_rel));
         for (u32 i = 0; i < OCC_COOP_TX_WORDS; ++i) g.tx[i] = ld_relaxed(&s->join_tx[slot][i]);
         g.forked = 1u;
         g.flag = 1u;
@@ -223,19 +275,32 @@ __device__ bool enter(Group& g, State* st, Mailbox* mb) {
 }
 
 /// Thread 0 only: the kill decision. Returns 1 killed, 0 not, 2 aborted. `cached`: compare with
-/// the target the master read at the last barrier (device memory) instead of the mailbox.
+/// the target this group was last released with (g.tgt) instead of the mailbox's.
 __device__ __forceinline__ u32 offer_kill_leader(Group& g, bool cached) {
   State* s = g.s;
   if (g.id == 0u) return 0u;
-  const u32 m = ld_acquire(&s->active);
+  // Common case of the regular barrier, no load at all: with a target of at least this
+  // group's M, no kill is wanted (M only grows past it by forks, which read a newer target).
+  if (cached && g.tgt >= g.m) return 0u;
+  u32 m = ld_acquire(&s->active);
+  if (cached && g.id >= g.tgt && g.id + 1u < m) {
+    // Wanted too, once the groups above it are gone (they decide by the same target, at this
+    // barrier): wait a bounded while for them, so that a request is met in one barrier rather
+    // than one group per barrier. Past OCC_COOP_CASCADE_NS it arrives as usual.
+    const unsigned long long t0 = globaltimer();
+    while (g.id + 1u < m && globaltimer() - t0 < (unsigned long long)OCC_COOP_CASCADE_NS)
+      m = ld_acquire(&s->active);
+  }
   if (g.id + 1u != m) return 0u;
-  const u32 t = cached ? ld_relaxed(&s->bar_target) : target(g);
+  const u32 t = cached ? g.tgt : target(g);
   if (m <= t) return 0u;
   if (!lock(s)) return 2u;
   const u32 m2 = ld_relaxed(&s->active);
   u32 killed = 0u;
   if (g.id + 1u == m2 && m2 > t) {
     st_release(&s->active, m2 - 1u);
+    // A killed group counts as arrived at the barrier in progress (it is never waited for).
+    atomic_add_release(&s->bar_count, KILLED);
     st_release_sys(&g.mb->active, m2 - 1u);
     check_finished(s, g.mb);
     killed = 1u;
@@ -257,27 +322,31 @@ __device__ bool offer_kill(Group& g) {
 /// many (0 if aborted), *first = the first join ticket granted. The joiners start only once
 /// publish_grants() releases their slots: a barrier's master publishes after releasing the
 /// barrier, so that a forked group cannot arrive at the next barrier before this one ended.
-__device__ __forceinline__ u32 grant_leader(Group& g, u32* first) {
+/// Outside a barrier (`in_barrier` false) the fork is also taken off the arrival word, so that
+/// the barrier in progress waits for the new groups.
+__device__ __forceinline__ u32 grant_leader(Group& g, u32* first, bool in_barrier) {
   State* s = g.s;
+  *first = 0u;
   if (ld_acquire(&s->join_arrivals) == ld_relaxed(&s->join_granted)) return 0u;
   if (!lock(s)) return 0u;
   const u32 arrived = ld_acquire(&s->join_arrivals);
   const u32 granted = ld_relaxed(&s->join_granted);
   const u32 m = ld_relaxed(&s->active);
   const u32 t = target(g);
-  st_relaxed(&s->host_target, t);
   const u32 cap = t < s->limit ? t : s->limit;
   u32 k = arrived - granted;
   if (cap <= m) k = 0u;
   else if (k > cap - m) k = cap - m;
+  const u32 tc = t > 0xffffu ? 0xffffu : t;
   for (u32 i = 0; i < k; ++i) {
     const u32 slot = (granted + i) % OCC_COOP_JOIN_SLOTS;
     st_relaxed(&s->join_id[slot], m + i);
-    st_relaxed(&s->join_m[slot], m + k);
+    st_relaxed(&s->join_m[slot], (m + k) | (tc << 16));
     for (u32 w = 0; w < OCC_COOP_TX_WORDS; ++w) st_relaxed(&s->join_tx[slot][w], g.tx[w]);
   }
   if (k != 0u) {
     st_relaxed(&s->join_granted, granted + k);
+    if (!in_barrier) atomic_add_relaxed(&s->bar_count, forked_word(k));
     st_release(&s->active, m + k);
     st_release_sys(&g.mb->active, m + k);
     atomic_add_release_sys(&g.mb->forked, k);
@@ -299,7 +368,7 @@ __device__ __forceinline__ void publish_grants(Group& g, u32 first, u32 k) {
 /// Thread 0 only: grants and publishes at once (request_fork outside a barrier).
 __device__ __forceinline__ u32 request_fork_leader(Group& g) {
   u32 first = 0u;
-  const u32 k = grant_leader(g, &first);
+  const u32 k = grant_leader(g, &first, false);
   publish_grants(g, first, k);
   return k;
 }
@@ -313,6 +382,24 @@ __device__ u32 request_fork(Group& g) {
   return g.flag;
 }
 
+/// Thread 0 of a group the query variant killed at a barrier, on its way out: counts itself;
+/// whoever finds every such group so far gone adds them to Mailbox::killed (one PCIe atomic per
+/// batch instead of one per group; qk_published keeps the additions exact when two race).
+__device__ __forceinline__ void batch_killed_leave(Group& g) {
+  State* s = g.s;
+  const u32 n = atomic_add_acq_rel(&s->qk_exited, 1u) + 1u;
+  if (n != ld_acquire(&s->qk_total)) return;
+  u32 p = ld_relaxed(&s->qk_published);
+  while ((int)(n - p) > 0) {
+    const u32 old = atomic_cas_acquire(&s->qk_published, p, n);
+    if (old == p) {
+      atomic_add_release_sys(&g.mb->killed, n - p);
+      return;
+    }
+    p = old;
+  }
+}
+
 /// The barrier behind global_barrier and resizing_barrier. mode: 0 fixed (every one of g.m
 /// groups, no scheduler: the persistent baseline), 1 global (the active groups), 2 resizing,
 /// 3 resizing with query. True: go on; false: this group was killed or the launch aborted.
@@ -322,75 +409,85 @@ __device__ bool barrier_impl(Group& g, u32 mode) {
     State* s = g.s;
     u32 alive = 1u;
     if (mode == 2u && g.id != 0u) {
-      const u32 k = offer_kill_leader(g, true);
-      if (k != 0u) alive = 0u;
+      if (offer_kill_leader(g, true) != 0u) alive = 0u;
     }
-    if (alive) {
-      const u32 e = ld_acquire(&s->bar_epoch);
-      if (g.id != 0u) {
-        atomic_add_release(&s->bar_count, 1u);
-        const bool ok =
-            poll_until(Prim::ResizingBarrier, [s, e] { return ld_acquire(&s->bar_epoch) != e; });
-        if (!ok) {
-          alive = 0u;
-        } else {
-          g.m = ld_relaxed(&s->bar_m);
-          if (g.id >= g.m) {  // killed by the master (query variant)
-            atomic_add_release_sys(&g.mb->killed, 1u);
+    const u32 e = g.epoch;
+    if (alive && g.id != 0u) {
+      atomic_add_release(&s->bar_count, ARRIVE);
+      u64 w = 0ull;
+      const bool ok = poll_until(Prim::ResizingBarrier, [s, e, &w] {
+        w = ld_acquire(&s->bar_rel);
+        return rel_epoch(w) != e;
+      });
+      if (!ok) {
+        alive = 0u;
+      } else if (rel_epoch(w) != e + 1u || g.id >= rel_m(w)) {
+        // Killed by the master (query variant). A later epoch than the next one also means
+        // killed: the master cannot end the next barrier without a live group.
+        if (mode == 3u) batch_killed_leave(g);
+        else atomic_add_release_sys(&g.mb->killed, 1u);
+        alive = 0u;
+      } else {
+        g.epoch = e + 1u;
+        g.m = rel_m(w);
+        g.tgt = rel_tgt(w);
+      }
+    } else if (alive) {
+      // The master. Everything it may need is loaded before it waits (relaxed, in flight
+      // together with the wait): the host's target (its DMA'd copy in device memory, .sys:
+      // written by the host) and whether a joiner waits.
+      u32 tgt = g.tgt, ja = 0u, jg = 0u;
+      if (mode >= 2u) {
+        tgt = ld_relaxed_sys(&s->host_target);
+        ja = ld_relaxed(&s->join_arrivals);
+        jg = ld_relaxed(&s->join_granted);
+      }
+      const u32 base = g.base;
+      u64 w = 0ull;
+      const bool ok = poll_until(Prim::ResizingBarrier, [s, base, &w] {
+        w = ld_acquire(&s->bar_count);
+        return (u32)w + 1u == base;
+      });
+      if (!ok) {
+        alive = 0u;
+      } else {
+        // Nothing else changes the word now (every active group waits here): back to 0.
+        atomic_add_relaxed(&s->bar_count, 0ull - w);
+        u32 m = arrival_m(w, base);  // M now: the kills and forks of the interval counted
+        if (mode == 3u && m > tgt) {
+          if (!lock(s)) {
             alive = 0u;
+          } else {
+            m = ld_relaxed(&s->active);
+            if (m > tgt) {
+              const u32 nm = tgt == 0u ? 1u : tgt;
+              st_relaxed(&s->qk_total, ld_relaxed(&s->qk_total) + (m - nm));
+              m = nm;
+              st_release(&s->active, m);
+              st_release_sys(&g.mb->active, m);
+            }
+            unlock(s);
           }
         }
-      } else {
-        const u32 fixed = g.m;
-        // The scheduler's request as last polled (device memory: no PCIe trip on this path).
-        const u32 tgt = mode >= 2u ? ld_relaxed(&s->host_target) : 0xffffffffu;
-        const bool ok = poll_until(Prim::ResizingBarrier, [s, mode, fixed] {
-          const u32 c = ld_acquire(&s->bar_count);
-          const u32 m = mode == 0u ? fixed : ld_acquire(&s->active);
-          return c + 1u == m;
-        });
-        if (!ok) {
-          alive = 0u;
-        } else {
-          u32 m = mode == 0u ? fixed : ld_relaxed(&s->active);
-          atomic_add_relaxed(&s->bar_count, 0u - (m - 1u));
-          if (mode == 3u && m > tgt) {
-            if (!lock(s)) {
-              alive = 0u;
-            } else {
-              m = ld_relaxed(&s->active);
-              if (m > tgt) {
-                m = tgt == 0u ? 1u : tgt;
-                st_release(&s->active, m);
-                st_release_sys(&g.mb->active, m);
-              }
-              unlock(s);
-            }
+        u32 t_seen = tgt, first = 0u, forked = 0u;
+        if (alive && mode >= 2u && ja != jg) {
+          forked = grant_leader(g, &first, true);
+          if (forked != 0u) {
+            m = ld_relaxed(&s->active);
+            // The fork read a target of at least the new M: groups must not kill by an older one.
+            if (t_seen < m) t_seen = m;
           }
-          u32 t_seen = tgt, first = 0u, forked = 0u;
-          if (alive && mode >= 2u) {
-            forked = grant_leader(g, &first);
-            if (forked != 0u) {
-              m = ld_relaxed(&s->active);
-              // The fork read a target of at least the new M: slaves must not act on an older one.
-              if (t_seen < m) t_seen = m;
-            }
-          }
+        }
+        if (alive) {
           g.m = m;
-          st_relaxed(&s->bar_m, m);
-          if (mode >= 2u) st_relaxed(&s->bar_target, t_seen);
-          st_release(&s->bar_epoch, e + 1u);
-          // After the release: the forked groups start in the next interval, and the PCIe
-          // round trip of the poll (at most every OCC_COOP_POLL_NS) is off the others' path.
+          g.base = m;
+          g.epoch = e + 1u;
+          g.tgt = t_seen > 0xffffu ? 0xffffu : t_seen;
+          st_release(&s->bar_rel, rel_word(e + 1u, m, t_seen));
+          // After the release: the forked groups start in the next interval.
           publish_grants(g, first, forked);
-          if (mode >= 2u) {
-            const unsigned long long now = globaltimer();
-            if (now - g.poll_ns >= (unsigned long long)OCC_COOP_POLL_NS) {
-              g.poll_ns = now;
-              st_relaxed(&s->host_target, target(g));
-              st_relaxed_sys(&g.mb->barriers, e + 1u);
-            }
-          }
+          if (mode >= 2u && (e + 1u) % OCC_COOP_REPORT_EVERY == 0u)
+            st_relaxed_sys(&g.mb->barriers, e + 1u);  // posted, rare: for the host's messages
         }
       }
     }
