@@ -195,6 +195,9 @@ pub fn run(a: &AppsBenchArgs) -> Result<(), String> {
     });
     let json = serde_json::to_value(&r).map_err(|e| e.to_string())?;
     write(&dir, &r.results, &json, &gpu.info().name)?;
+    for s in &r.skipped {
+        eprintln!("skipped (not computable for this input): {s}");
+    }
     if r.failures.is_empty() {
         Ok(())
     } else {

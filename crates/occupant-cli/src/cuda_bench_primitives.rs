@@ -172,7 +172,9 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
     println!("mutex throughput, Mops/s (empty critical section, 128-thread blocks)");
     let mut mutex = Vec::new();
     let mut variants: Vec<(MutexKind, u32)> = MutexKind::ALL.iter().map(|&k| (k, 1)).collect();
-    variants.extend([2u32, 4, 8].map(|c| (MutexKind::Cohort, c)));
+    for &kind in MutexKind::ALL.iter().filter(|k| k.uses_clusters()) {
+        variants.extend([2u32, 4, 8].map(|c| (kind, c)));
+    }
     for (kind, cluster) in variants {
         let mut line = format!("  {:<22}", mutex_label(kind, cluster));
         for &b in &counts {

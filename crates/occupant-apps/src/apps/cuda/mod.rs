@@ -1,7 +1,8 @@
-//! The CUDA applications (issue 10): bfs, sssp (Bellman-Ford), cc, pagerank, color and mis,
-//! each in the six CUDA [`Variant`](crate::apps::Variant)s — multi-kernel, graph, graph-while
-//! (a CUDA graph WHILE conditional node: the loop runs on the device), cooperative,
-//! occupancy-api and persistent — over one kernel body per phase (`graph_apps.cu`).
+//! The CUDA applications (issue 10): bfs, sssp (Bellman-Ford), cc, pagerank, color, mis
+//! (`graph_apps.cu`), bc (`bc.cu`) and sssp-worklist (`sssp_worklist.cu`), each in the CUDA
+//! [`Variant`](crate::apps::Variant)s — multi-kernel, graph, graph-while (a CUDA graph WHILE
+//! conditional node: the loop runs on the device), cooperative, occupancy-api and persistent —
+//! over one kernel body per phase.
 //!
 //! ```no_run
 //! use occupant::cuda::Gpu;

@@ -9,8 +9,16 @@ use occupant::cuda::{CompileOptions, DeviceInfo, Gpu, Module, PersistentProgram}
 use occupant::{Error, Result};
 use std::path::PathBuf;
 
-/// The kernels of every application (`graph_apps.cu`).
-pub const GRAPH_APPS_CU: &str = include_str!("graph_apps.cu");
+/// The kernels of every application: `graph_apps.cu` followed by `bc.cu` and
+/// `sssp_worklist.cu` (one program; the later files use the first one's load balancing,
+/// flags and device loop).
+pub const GRAPH_APPS_CU: &str = concat!(
+    include_str!("graph_apps.cu"),
+    "\n",
+    include_str!("bc.cu"),
+    "\n",
+    include_str!("sssp_worklist.cu")
+);
 
 /// The two programs every CUDA variant runs from.
 #[derive(Clone)]

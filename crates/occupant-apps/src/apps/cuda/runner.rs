@@ -9,6 +9,9 @@ use occupant::cuda::{Arg, DeviceBuffer, Gpu, LaunchConfig, LaunchMode, PinnedSca
 use occupant::{Error, Result};
 use std::time::Instant;
 
+mod bc;
+mod worklist;
+
 /// Threads per block of every CUDA application kernel.
 pub const BLOCK_THREADS: usize = 256;
 
@@ -30,14 +33,17 @@ const GRAPH_MAX_BATCH: u64 = 16;
 /// ends (a WHILE node vs the host reading `done` between batches of replays).
 const WHILE_UNROLL: usize = 8;
 
-/// The CUDA applications ported so far.
-pub const CUDA_APPS: [AppKind; 6] = [
+/// The CUDA applications (every [`AppKind`]; bc and sssp-worklist live in `bc.cu` and
+/// `sssp_worklist.cu`).
+pub const CUDA_APPS: [AppKind; 8] = [
     AppKind::Bfs,
     AppKind::Sssp,
     AppKind::Cc,
     AppKind::PageRank,
     AppKind::Color,
     AppKind::Mis,
+    AppKind::Bc,
+    AppKind::SsspWorklist,
 ];
 
 /// Per-application device state, allocated once per input and re-initialised before each run
@@ -80,6 +86,8 @@ enum State {
         damping: f64,
         tolerance: f64,
     },
+    Bc(bc::BcState),
+    Worklist(worklist::WorklistState),
 }
 
 /// One application's input on the GPU: the graph it runs on (the input, its undirected
@@ -209,11 +217,13 @@ impl CudaInput {
                     },
                 )
             }
-            other => {
-                return Err(Error::Input(format!(
-                    "{other} is not ported to the CUDA backend yet (ported: {})",
-                    CUDA_APPS.map(AppKind::name).join(", ")
-                )))
+            AppKind::Bc => {
+                let (dg, st) = bc::BcState::prepare(gpu, g, p)?;
+                (dg, State::Bc(st))
+            }
+            AppKind::SsspWorklist => {
+                let (dg, st) = worklist::WorklistState::prepare(gpu, g, p)?;
+                (dg, State::Worklist(st))
             }
         };
         Ok(CudaInput {
@@ -285,6 +295,8 @@ impl CudaInput {
                 acc.zero()?;
                 l1.zero()?;
             }
+            State::Bc(st) => st.reset()?,
+            State::Worklist(st) => st.reset()?,
         }
         self.ctl.zero()?;
         self.gpu.synchronize()
@@ -298,6 +310,8 @@ impl CudaInput {
             AppKind::Cc => "cc",
             AppKind::Color => "color",
             AppKind::Mis => "mis",
+            AppKind::Bc => "bc",
+            AppKind::SsspWorklist => "sssp_worklist",
             _ => "pagerank",
         }
     }
@@ -310,6 +324,8 @@ impl CudaInput {
             AppKind::Cc => vec!["cc_step"],
             AppKind::Color => vec!["color_step0", "color_step1"],
             AppKind::Mis => vec!["mis_step0", "mis_step1", "mis_step2"],
+            AppKind::Bc => vec!["bc_step"],
+            AppKind::SsspWorklist => vec!["sssp_worklist_step"],
             _ if self.graph.heavy_vertices() == 0 => vec!["pagerank_step0"],
             _ => vec!["pagerank_step0", "pagerank_step1"],
         }
@@ -317,15 +333,17 @@ impl CudaInput {
 
     /// The most iterations a run may take: max_iterations for pagerank, n + 2 for the others
     /// (they converge within n + 1).
-    fn bound(&self) -> u32 {
+    pub(crate) fn bound(&self) -> u32 {
         match self.app {
             AppKind::PageRank => self.params.max_iterations.max(1),
+            // Forward to the deepest level F < n, then F backward steps.
+            AppKind::Bc => self.input_vertices.saturating_mul(2).saturating_add(2),
             _ => self.input_vertices.saturating_add(2),
         }
     }
 
     /// Kernel arguments: the graph, the state, ctl, `it` (or max_iterations), the scalars.
-    fn args(&self, it: u32) -> Vec<Arg<'_>> {
+    pub(crate) fn args(&self, it: u32) -> Vec<Arg<'_>> {
         let mut a = self.graph.args();
         let mut tail = Vec::new();
         match &self.state {
@@ -365,6 +383,8 @@ impl CudaInput {
                 ]);
                 tail.extend([Arg::from(*base), Arg::from(*damping), Arg::from(*tolerance)]);
             }
+            State::Bc(st) => st.args(&mut a),
+            State::Worklist(st) => st.args(&mut a),
         }
         a.push(Arg::from(&self.ctl));
         a.push(Arg::from(it));
@@ -373,7 +393,7 @@ impl CudaInput {
     }
 
     /// The result, read back.
-    fn output(&self) -> Result<AppOutput> {
+    pub(crate) fn output(&self) -> Result<AppOutput> {
         let n = self.input_vertices as usize;
         fn take<T>(mut v: Vec<T>, n: usize) -> Vec<T> {
             v.truncate(n);
@@ -393,6 +413,8 @@ impl CudaInput {
                     .map(|s| s == 1)
                     .collect(),
             ),
+            State::Bc(st) => st.output(n)?,
+            State::Worklist(st) => st.output(n)?,
         })
     }
 
@@ -411,6 +433,9 @@ impl CudaInput {
             (0, 0.0)
         } else {
             match variant {
+                Variant::CudaMultiKernel if self.app == AppKind::SsspWorklist => {
+                    worklist::multi_kernel(self, progs)?
+                }
                 Variant::CudaMultiKernel => self.multi_kernel(progs)?,
                 Variant::CudaGraph => self.graph_replay(progs)?,
                 Variant::CudaGraphWhile => self.graph_while(progs)?,

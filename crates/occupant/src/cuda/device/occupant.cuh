@@ -14,6 +14,7 @@
 #include "forkjoin.cuh"
 #include "graph_while.cuh"
 #include "hierarchical_barrier.cuh"
+#include "mcs_cohort_mutex.cuh"
 #include "mutex_block.cuh"
 #include "occupant_sync.cuh"
 #include "persistent.cuh"

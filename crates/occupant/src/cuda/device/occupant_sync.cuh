@@ -11,6 +11,7 @@
 //   sleeping_semaphore.cuh   occ::SleepingSemaphore
 //   combining_barrier.cuh    occ::TreeBarrier, occ::GatherBarrier, occ::SpreadBarrier
 //   cohort_mutex.cuh         occ::CohortMutex (cluster cohorts)
+//   mcs_cohort_mutex.cuh     occ::McsCohortMutex, occ::LazyCohortMutex (MCS cluster cohorts)
 #pragma once
 
 #include "atomic_barrier.cuh"
@@ -18,6 +19,7 @@
 #include "combining_barrier.cuh"
 #include "discovery.cuh"
 #include "hierarchical_barrier.cuh"
+#include "mcs_cohort_mutex.cuh"
 #include "mutex_block.cuh"
 #include "sleeping_semaphore.cuh"
 #include "spin_backoff_mutex.cuh"
