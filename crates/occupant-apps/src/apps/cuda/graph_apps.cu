@@ -296,10 +296,11 @@ __device__ __forceinline__ void add_l1(double* l1, u32 slot, double delta) {
 /// scheduler balances them) or, with `grab` (the device loops), in batches of kGrab taken from
 /// the counter grab[it % 3] (grab[(it + 1) % 3] is cleared here, as the flags are): the tiles'
 /// in-degrees are skewed on power-law inputs, and a static grid-stride share left the warps
-/// with the heavy tiles the last to finish every iteration.
+/// with the heavy tiles the last to finish every iteration. (coop_cuda's graph.cu, whose groups
+/// come and go between phases, keeps the static share: grab defaults to nullptr.)
 __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank, double* contrib,
                                           const double* inv_deg, double* acc, double* l1, u32 it,
-                                          double base, double d, u32* grab) {
+                                          double base, double d, u32* grab = nullptr) {
   if (gr.tid == 0u) ((volatile double*)l1)[(it + 1u) % 3u] = 0.0;
   if (grab != nullptr && gr.tid == 0u) ((volatile u32*)grab)[(it + 1u) % 3u] = 0u;
   const double* cur = contrib + (size_t)(it & 1u) * g.n;
