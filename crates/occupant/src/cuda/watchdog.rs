@@ -90,7 +90,7 @@ impl Control {
 }
 
 /// The primitive ids of `occ::Prim` (device/watchdog.cuh), in order.
-pub const PRIMITIVES: [&str; 24] = [
+pub const PRIMITIVES: [&str; 28] = [
     "user",
     "naive_barrier",
     "xf_barrier",
@@ -115,6 +115,10 @@ pub const PRIMITIVES: [&str; 24] = [
     "coop_scheduler",
     "persistent",
     "worklist",
+    "mcs_cohort_mutex",
+    "lazy_cohort_mutex",
+    "replica_barrier",
+    "relay_barrier",
 ];
 
 /// The name of device primitive id `id` (`occ::Prim`), `"unknown"` for an id not in the table.

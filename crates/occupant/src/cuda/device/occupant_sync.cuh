@@ -11,6 +11,7 @@
 //   sleeping_semaphore.cuh   occ::SleepingSemaphore
 //   combining_barrier.cuh    occ::TreeBarrier, occ::GatherBarrier, occ::SpreadBarrier
 //   cohort_mutex.cuh         occ::CohortMutex (cluster cohorts)
+//   replica_barrier.cuh      occ::ReplicaBarrier, occ::RelayBarrier (pipelined polls)
 #pragma once
 
 #include "atomic_barrier.cuh"
@@ -19,6 +20,7 @@
 #include "discovery.cuh"
 #include "hierarchical_barrier.cuh"
 #include "mutex_block.cuh"
+#include "replica_barrier.cuh"
 #include "sleeping_semaphore.cuh"
 #include "spin_backoff_mutex.cuh"
 #include "spin_mutex.cuh"

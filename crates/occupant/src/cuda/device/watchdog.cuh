@@ -64,6 +64,10 @@ enum Prim : unsigned {
   CoopScheduler = 21,
   Persistent = 22,
   Worklist = 23,
+  McsCohortMutex = 24,
+  LazyCohortMutex = 25,
+  ReplicaBarrier = 26,
+  RelayBarrier = 27,
 };
 
 /// The per-module watchdog record, shared by the host runtime and the device code.
