@@ -1,4 +1,4 @@
-//! GPU correctness of the combining barriers (tree, gather, spread, replica, relay: message passing in every
+//! GPU correctness of the combining barriers (tree, gather, spread, replica, relay, lean: message passing in every
 //! round, 0 violations) and the cohort mutex (exact counter), at one block per SM and at full
 //! occupancy, plus the shape-aware defaults. Skips with one line without a GPU; fails instead
 //! under OCCUPANT_REQUIRE_GPU=1. `combining_sanitizer_smoke` is the small run meant for
@@ -14,12 +14,13 @@ use occupant::model::{LaunchShape, Watchdog};
 use std::time::Duration;
 
 const ROUNDS: u32 = 100_000;
-const KINDS: [BarrierKind; 5] = [
+const KINDS: [BarrierKind; 6] = [
     BarrierKind::Tree,
     BarrierKind::Gather,
     BarrierKind::Spread,
     BarrierKind::Replica,
     BarrierKind::Relay,
+    BarrierKind::Lean,
 ];
 
 fn wd() -> Watchdog {

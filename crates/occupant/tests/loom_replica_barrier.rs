@@ -1,5 +1,6 @@
-//! Loom model of the replicated-counter barriers (`occupant::cpu::sync::ReplicaBarrier` and
-//! `RelayBarrier`, the CPU twins of `occ::sync::ReplicaBarrier` / `RelayBarrier`): loom threads
+//! Loom model of the replicated-counter barriers (`occupant::cpu::sync::ReplicaBarrier`,
+//! `LeanBarrier` and `RelayBarrier`, the CPU twins of `occ::sync::ReplicaBarrier` /
+//! `LeanBarrier` / `RelayBarrier`): loom threads
 //! act as the representatives of 2–3 groups over one and two episodes, with one and two
 //! replicated counters (and leaves of one and two groups for the relay); every (non-atomic)
 //! write before an episode must be visible to every read after it, in every interleaving and
@@ -13,7 +14,7 @@
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
-use occupant::cpu::sync::{RelayBarrier, ReplicaBarrier};
+use occupant::cpu::sync::{LeanBarrier, RelayBarrier, ReplicaBarrier};
 use occupant::cpu::Wait;
 
 /// Failed polls of one wait after which the model stops branching (as in loom_sync.rs: loom
@@ -42,6 +43,12 @@ trait Bar: Send + Sync + 'static {
 impl Bar for ReplicaBarrier {
     fn wait(&self, g: usize, n: usize) {
         ReplicaBarrier::wait(self, g, n, &LoomWait)
+    }
+}
+
+impl Bar for LeanBarrier {
+    fn wait(&self, g: usize, n: usize) {
+        LeanBarrier::wait(self, g, n, &LoomWait)
     }
 }
 
@@ -91,6 +98,16 @@ fn replica_two_groups_one_line() {
 #[test]
 fn replica_three_groups_one_line() {
     check(|| ReplicaBarrier::new(3, 1), 3, 1, 3);
+}
+
+#[test]
+fn lean_two_groups() {
+    check(|| LeanBarrier::new(2), 2, 2, 3);
+}
+
+#[test]
+fn lean_three_groups() {
+    check(|| LeanBarrier::new(3), 3, 1, 3);
 }
 
 #[test]

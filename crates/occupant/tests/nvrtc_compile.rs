@@ -115,7 +115,8 @@ fn replica_and_relay_emit_relaxed_polls_and_a_light_acquire() {
           occ::Env env; env.group_id = blockIdx.x; env.num_groups = gridDim.x;\n\
           occ::sync::ReplicaBarrier b(s, env);\n\
           occ::sync::RelayBarrier r(s + 1024, env);\n\
-          if (b.wait()) r.wait();\n\
+          occ::sync::LeanBarrier l(s + 20000, env);\n\
+          if (b.wait() && r.wait()) l.wait();\n\
         }\n";
     let c = compile_uncached("replica.cu", src, &CompileOptions::default(), "compute_90").unwrap();
     let ptx = String::from_utf8_lossy(&c.image);

@@ -82,7 +82,7 @@ pub use environment::Participation;
 pub use locked_discovery::LockedDiscovery;
 pub use mutex::{Mutex, MutexKind, RawMutex};
 pub use quiescent_discovery::QuiescentDiscovery;
-pub use replica_barrier::{RelayBarrier, ReplicaBarrier};
+pub use replica_barrier::{LeanBarrier, RelayBarrier, ReplicaBarrier};
 pub use semaphore::{RawSemaphore, Semaphore, SemaphoreKind};
 pub use shape_defaults::cpu_shape_table;
 pub use sleeping_semaphore::SleepingSemaphore;

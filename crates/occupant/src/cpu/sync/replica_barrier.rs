@@ -1,5 +1,5 @@
-//! Replicated-counter barriers: the CPU twins of the CUDA backend's `occ::sync::ReplicaBarrier`
-//! and `occ::sync::RelayBarrier` (`src/cuda/device/replica_barrier.cuh`), with the same
+//! Replicated-counter barriers: the CPU twins of the CUDA backend's `occ::sync::ReplicaBarrier`,
+//! `occ::sync::LeanBarrier` and `occ::sync::RelayBarrier` (`src/cuda/device/replica_barrier.cuh`), with the same
 //! structure and orderings, model-checked by tests/loom_replica_barrier.rs.
 
 use super::atomic::{fence, AtomicUsize, Ordering};
@@ -24,15 +24,13 @@ fn wait_for<W: Wait>(line: &AtomicUsize, target: usize, waiter: &W, primitive: &
     fence(Ordering::Acquire);
 }
 
-/// One hop over `r` replicated counters. With one counter (the GPU's default): an arrival is a
-/// returned `fetch_add` (`AcqRel`); the last arrival is done at once (its acquire half
-/// acquires every earlier arrival), the others poll the counter (relaxed) until it holds
-/// `episode × n`, then an `Acquire` fence. With `r > 1`: an arrival adds 1 (`Release`) to
-/// every counter and participant `g` polls counter `g mod r` the same way. Every counter
-/// counts every arrival, so a participant's counter is complete exactly when every
-/// participant has arrived, and the acquire of any one counter acquires every arrival's
-/// release (each arrival heads a release sequence of RMWs on that counter that the final
-/// value belongs to). Counters are monotone: nothing is reset.
+/// One hop over `r` replicated counters: an arrival adds 1 (`Release`, no returned value) to
+/// every counter, and participant `g` polls counter `g mod r` (relaxed) until it holds
+/// `episode × n`, then an `Acquire` fence. Every counter counts every arrival, so a
+/// participant's counter is complete exactly when every participant has arrived, and the
+/// acquire of any one counter acquires every arrival's release (each arrival heads a release
+/// sequence of RMWs on that counter that the final value belongs to). Counters are monotone:
+/// nothing is reset. The GPU's default uses one counter.
 ///
 /// ```
 /// use occupant::cpu::sync::{ReplicaBarrier, SpinWait};
@@ -77,15 +75,8 @@ impl ReplicaBarrier {
         self.episode[p_group_id].store(e, Ordering::Relaxed);
         let r = self.counters.len().min(p_num_groups).max(1);
         let target = e.wrapping_mul(p_num_groups);
-        if r == 1 {
-            let old = self.counters[0].fetch_add(1, Ordering::AcqRel);
-            if old.wrapping_add(1) == target {
-                return;
-            }
-        } else {
-            for c in &self.counters[..r] {
-                c.fetch_add(1, Ordering::Release);
-            }
+        for c in &self.counters[..r] {
+            c.fetch_add(1, Ordering::Release);
         }
         wait_for(
             &self.counters[p_group_id % r],
@@ -93,6 +84,53 @@ impl ReplicaBarrier {
             waiter,
             "replica_barrier",
         );
+    }
+}
+
+/// One counter with a returned arrival (grid.sync()'s structure; the CPU twin of
+/// `occ::sync::LeanBarrier`): an arrival is a `fetch_add` (`AcqRel`); the last arrival is done
+/// at once (its acquire half acquires every earlier arrival through the counter's release
+/// sequence), the others poll the counter (relaxed) until it holds `episode × n`, then an
+/// `Acquire` fence.
+///
+/// ```
+/// use occupant::cpu::sync::{LeanBarrier, SpinWait};
+/// let b = LeanBarrier::new(4);
+/// b.wait(0, 1, &SpinWait::default());
+/// assert_eq!(b.capacity(), 4);
+/// ```
+#[derive(Debug)]
+pub struct LeanBarrier {
+    counter: CachePadded<AtomicUsize>,
+    episode: Vec<AtomicUsize>,
+}
+
+impl LeanBarrier {
+    /// A barrier for up to `capacity` participating groups (at least 1).
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            counter: CachePadded::new(AtomicUsize::new(0)),
+            episode: (0..capacity.max(1)).map(|_| AtomicUsize::new(0)).collect(),
+        }
+    }
+
+    /// The largest number of groups this barrier can synchronise.
+    pub fn capacity(&self) -> usize {
+        self.episode.len()
+    }
+
+    /// As [`ReplicaBarrier::wait`].
+    pub fn wait<W: Wait>(&self, p_group_id: usize, p_num_groups: usize, waiter: &W) {
+        debug_assert!(p_num_groups <= self.capacity() && p_group_id < p_num_groups);
+        let e = self.episode[p_group_id]
+            .load(Ordering::Relaxed)
+            .wrapping_add(1);
+        self.episode[p_group_id].store(e, Ordering::Relaxed);
+        let target = e.wrapping_mul(p_num_groups);
+        let old = self.counter.fetch_add(1, Ordering::AcqRel);
+        if old.wrapping_add(1) != target {
+            wait_for(&self.counter, target, waiter, "lean_barrier");
+        }
     }
 }
 

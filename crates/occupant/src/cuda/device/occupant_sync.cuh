@@ -11,7 +11,7 @@
 //   sleeping_semaphore.cuh   occ::SleepingSemaphore
 //   combining_barrier.cuh    occ::TreeBarrier, occ::GatherBarrier, occ::SpreadBarrier
 //   cohort_mutex.cuh         occ::CohortMutex (cluster cohorts)
-//   replica_barrier.cuh      occ::ReplicaBarrier, occ::RelayBarrier (pipelined polls)
+//   replica_barrier.cuh      occ::ReplicaBarrier, occ::RelayBarrier, occ::LeanBarrier
 #pragma once
 
 #include "atomic_barrier.cuh"

@@ -61,6 +61,8 @@ typedef sync::AtomicBarrier PersistentBarrier;
 typedef sync::ReplicaBarrier PersistentBarrier;  // 1024 words
 #elif OCC_PERSISTENT_BARRIER == 27
 typedef sync::RelayBarrier PersistentBarrier;  // 16384 words (OCC_RELAY_LEAVES = 480)
+#elif OCC_PERSISTENT_BARRIER == 28
+typedef sync::LeanBarrier PersistentBarrier;  // 1024 words
 #else
 typedef sync::HierarchicalBarrier PersistentBarrier;
 #endif

@@ -16,21 +16,25 @@
 //   * Replicated counters (each arrival a red on R lines, block g polls line g mod R) LOST
 //     10-20 % at 132-264 blocks: every line still counts every arrival, and R reds per block
 //     cost more than the pollers they spread.
-//   * What won: the returned arrival (the last arriver needs no poll; the others start polling
-//     only after their arrival, so polls do not queue in front of arrivals), relaxed polls with
-//     the clock and abort flag checked every 16 polls (not every poll), one fence.acquire.gpu
-//     (CCTL.IVALL, no MEMBAR) instead of grid.sync's exit fence, and, with more blocks than SMs,
-//     a pause of ~300 cycles before the first poll (arrivals drain before polls compete).
-//   * Many blocks: a level of leaf counters (returned atomics, 64 blocks a leaf) under a root
-//     counter replicated over 32 lines, so a line sees ~n/64 arrivals and n/32 pollers.
+//   * What paid: relaxed polls with the clock and abort flag checked every 16 polls, not every
+//     poll (-60 ns), the poll in another warp than the arrival's release fence, and one
+//     fence.acquire.gpu (CCTL.IVALL, no MEMBAR) instead of grid.sync's exit fence: Replica.
+//   * Better still in the lab (Lean): the returned arrival, as grid.sync (the last arriver
+//     needs no poll; the others poll only after their arrival, so polls do not queue in front
+//     of arrivals) and, with more blocks than SMs, ~300 cycles before the first poll.
+//   * Many blocks: a level of leaf counters (returned atomics, 32 blocks a leaf) under a root
+//     counter replicated over 32 lines, so a line sees ~n/32 arrivals and n/32 pollers.
 //
 //   ReplicaBarrier (occ::Prim 26)  one hop; template ReplicaBarrierT<LINES, DEPTH, GAP, EVERY,
-//                                  ATOM, DELAY, ADAPTIVE>; the library's: one line, returned
-//                                  atom.acq_rel.gpu arrival by thread 0, one load in flight,
-//                                  clock every 16 polls, 300 cycles before the first poll when
-//                                  n > %nsmid. (LINES > 1, !ATOM: red.release.gpu on each of
-//                                  LINES lines by warp 0's lanes, polled by the last warp.)
-//   RelayBarrier (occ::Prim 27)    leaf lines of OCC_RELAY_FAN_IN = 64 consecutive participants
+//                                  ATOM, DELAY, ADAPTIVE>; the library's: one line, red.release
+//                                  arrival by warp 0, polled by the last warp (one load in
+//                                  flight, clock every 16 polls). LINES > 1: a red on each of
+//                                  LINES lines by warp 0's lanes, block g polls line g mod R.
+//   LeanBarrier (occ::Prim 28)     ReplicaBarrierT with ATOM: one line, a returned
+//                                  atom.acq_rel.gpu arrival by thread 0, which polls unless it
+//                                  was last; OCC_LEAN_DELAY_CYCLES (300) before the first poll
+//                                  when n > %nsmid.
+//   RelayBarrier (occ::Prim 27)    leaf lines of OCC_RELAY_FAN_IN = 32 consecutive participants
 //                                  (atom.acq_rel.gpu.add, returned: the leaf's last arriver
 //                                  knows it is last) relay one red.release.gpu.add to each of
 //                                  R = min(leaves, 32) root lines; block g polls root line
@@ -46,8 +50,8 @@
 //
 // Tunable (define before including): OCC_POLL_DEPTH (1) loads in flight, OCC_POLL_GAP_CYCLES
 // (0) between their first issues, OCC_POLL_EVERY (16) polls between clock checks,
-// OCC_REPLICA_LINES (1, at most 32), OCC_REPLICA_ATOM (true), OCC_REPLICA_DELAY_CYCLES (300),
-// OCC_RELAY_LINES (32), OCC_RELAY_FAN_IN (64).
+// OCC_REPLICA_LINES (1, at most 32), OCC_REPLICA_ATOM (false), OCC_REPLICA_DELAY_CYCLES (0),
+// OCC_LEAN_DELAY_CYCLES (300), OCC_RELAY_LINES (32), OCC_RELAY_FAN_IN (32).
 #pragma once
 
 #include "discovery.cuh"
@@ -66,16 +70,19 @@
 #define OCC_POLL_EVERY 16
 #endif
 #ifndef OCC_REPLICA_ATOM
-#define OCC_REPLICA_ATOM true
+#define OCC_REPLICA_ATOM false
 #endif
 #ifndef OCC_REPLICA_DELAY_CYCLES
-#define OCC_REPLICA_DELAY_CYCLES 300
+#define OCC_REPLICA_DELAY_CYCLES 0
+#endif
+#ifndef OCC_LEAN_DELAY_CYCLES
+#define OCC_LEAN_DELAY_CYCLES 300
 #endif
 #ifndef OCC_RELAY_LINES
 #define OCC_RELAY_LINES 32
 #endif
 #ifndef OCC_RELAY_FAN_IN
-#define OCC_RELAY_FAN_IN 64
+#define OCC_RELAY_FAN_IN 32
 #endif
 #ifndef OCC_RELAY_LEAVES
 #define OCC_RELAY_LEAVES 480
@@ -219,8 +226,9 @@ struct ReplicaBarrierT {
   __device__ __forceinline__ bool wait() {
     ++epoch;
     __syncthreads();
-    return pulse::replicated_wait<DEPTH, GAP, EVERY, ATOM>(Prim::ReplicaBarrier, lines, r, mine,
-                                                          true, epoch * n, delay);
+    return pulse::replicated_wait<DEPTH, GAP, EVERY, ATOM>(ATOM ? Prim::LeanBarrier
+                                                               : Prim::ReplicaBarrier,
+                                                          lines, r, mine, true, epoch * n, delay);
   }
 };
 
@@ -277,9 +285,12 @@ struct RelayBarrierT {
   }
 };
 
-/// The barriers with the library's tuned parameters.
+/// The barriers with the library's parameters (ReplicaBarrier: one line, a red arrival by
+/// warp 0 and the poll by the last warp; LeanBarrier: one line, a returned arrival, a pause of
+/// OCC_LEAN_DELAY_CYCLES before the first poll past one block per SM).
 using ReplicaBarrier = ReplicaBarrierT<>;
 using RelayBarrier = RelayBarrierT<>;
+using LeanBarrier = ReplicaBarrierT<1u, 1u, 0u, OCC_POLL_EVERY, true, OCC_LEAN_DELAY_CYCLES, true>;
 
 }  // namespace sync
 }  // namespace occ

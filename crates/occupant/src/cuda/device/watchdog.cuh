@@ -68,6 +68,7 @@ enum Prim : unsigned {
   LazyCohortMutex = 25,
   ReplicaBarrier = 26,
   RelayBarrier = 27,
+  LeanBarrier = 28,
 };
 
 /// The per-module watchdog record, shared by the host runtime and the device code.

@@ -115,6 +115,7 @@ OCC_BARRIER_KERNEL(barrier_gather, occ::sync::GatherBarrier)
 OCC_BARRIER_KERNEL(barrier_spread, occ::sync::SpreadBarrier)
 OCC_BARRIER_KERNEL(barrier_replica, occ::sync::ReplicaBarrier)
 OCC_BARRIER_KERNEL(barrier_relay, occ::sync::RelayBarrier)
+OCC_BARRIER_KERNEL(barrier_lean, occ::sync::LeanBarrier)
 
 // The unsafe baseline: a barrier over every launched block, without discovery. Launched with
 // more blocks than can be resident it cannot complete; the watchdog ends it (Error::Deadlock).
