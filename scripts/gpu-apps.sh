@@ -8,7 +8,16 @@
 #   quick   gpu_persistent + gpu_apps tests (OCCUPANT_REQUIRE_GPU=1) and `bench apps --quick --runs 3`
 #   full    `bench apps --runs 10` (default barrier) and an atomic-barrier pass (persistent,
 #           occupancy-api)
-#   remedy  `bench apps --runs 10 --min-blocks-per-sm 8` (device-loop kernels at full occupancy)
+#   remedy  `bench apps --runs 10 --min-blocks-per-sm 8` (device-loop kernels at full occupancy;
+#           the default since the graph-while change: `--min-blocks-per-sm 0` is the old build)
+#   sanitize compute-sanitizer memcheck, racecheck and synccheck over every CUDA app kernel of
+#           every variant: `bench apps --runs 1` on a small R-MAT (scale 11, vertices of degree
+#           > 256, so the heavy-vertex path runs too)
+#   loop    the graph-while change's run: the GPU tests, `bench apps --runs 5` for bfs, sssp,
+#           cc, pagerank on the four inputs with every variant, pagerank on BA-4M with the
+#           device-loop kernels at 0 (no launch bounds) and 6 blocks per SM, then sanitize
+#           (each step bounded; about 4 minutes in all: timeout_s 420)
+# Any mode may be followed by more: `run.sh quick sanitize`.
 # Results: $OUT/results.tar.gz (what goes under bench/results/<gpu>/apps/) and $OUT/summary.txt.
 # The device tool returns at most a few files: everything is packed into the tarball.
 #
@@ -55,8 +64,32 @@ step() { local name=$1 limit=$2; shift 2
   timeout "$limit" "$@" >"$res/$name.log" 2>&1
   echo "rc $?, $(( $(date +%s) - t0 )) s" | tee -a "$sum"
   grep -vE "^\[" "$res/$name.log" | tail -40 >>"$sum"
+  tar czf "$out/results.tar.gz" -C "$res" . # after every step: a run cut short keeps the rest
 }
-case "${1:-quick}" in
+sanitize() { # every app, every variant, one small input with heavy vertices (deg > 256)
+  for tool in memcheck racecheck synccheck; do
+    step "sanitizer-$tool" 90 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      "$here/occupant" bench apps --runs 1 --input rmat:scale=11,ef=16,seed=1@low-diameter \
+      --out "$res/sanitizer-$tool"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|Invalid|failed|error" \
+      "$res/sanitizer-$tool.log" | head -12 >>"$sum"
+  done
+}
+for mode in "${@:-quick}"; do
+case "$mode" in
+  sanitize) sanitize ;;
+  loop)
+    step gpu_persistent 60 "$here/test-gpu_persistent" --test-threads=1 --nocapture
+    step gpu_apps 90 "$here/test-gpu_apps" --test-threads=1 --nocapture
+    step bench-loop 180 "$here/occupant" bench apps --runs 5 --apps bfs,sssp,cc,pagerank \
+      --out "$res/apps-loop"
+    for k in 0 6; do
+      step "bench-pagerank-ba-min-blocks-$k" 40 "$here/occupant" bench apps --runs 5 \
+        --apps pagerank --input ba:n=4000000,m=4,seed=1@low-diameter \
+        --variants persistent,occupancy-api,cooperative --min-blocks-per-sm "$k" \
+        --out "$res/pagerank-ba-min-blocks-$k"
+    done
+    sanitize ;;
   quick)
     step gpu_persistent 60 "$here/test-gpu_persistent" --test-threads=1 --nocapture
     step gpu_apps 120 "$here/test-gpu_apps" --test-threads=1 --nocapture
@@ -68,7 +101,9 @@ case "${1:-quick}" in
   remedy)
     step bench-remedy 330 "$here/occupant" bench apps --runs 10 --min-blocks-per-sm 8 \
       --out "$res/apps-min-blocks-8" ;;
+  *) echo "unknown mode $mode" | tee -a "$sum" ;;
 esac
+done
 tar czf "$out/results.tar.gz" -C "$res" .
 RUN
 du -sh "$dest"

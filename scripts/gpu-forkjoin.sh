@@ -6,8 +6,11 @@
 #   carry: [".gpu-forkjoin"]   command: bash .gpu-forkjoin/run.sh   timeout_s: 420
 #
 # run.sh: the GPU semantics tests, the LLVM comparator and `occupant bench forkjoin` in the same
-# run, `occupant bench nested`, and compute-sanitizer synccheck + racecheck on small versions of
-# both benchmarks; every step bounded by `timeout`. Results: $OUT/results.tar.gz (what goes
+# run, `occupant bench nested`, compute-sanitizer racecheck + synccheck + memcheck on small
+# versions of both benchmarks and on the semantics test, and the racecheck probe
+# (scripts/forkjoin-racecheck-probe.cu, built there by nvcc against the device headers as they
+# are and against a copy whose master-warp lanes 1-31 exit at once); every step bounded by
+# `timeout`. Results: $OUT/results.tar.gz (what goes
 # under bench/results/<gpu>/forkjoin/) and $OUT/summary.txt.
 #
 # Environment: GPU_DIR (default <repo>/.gpu-forkjoin), CARGO_TARGET_DIR, LLVM_OPENMP_DIR (an
@@ -19,7 +22,7 @@ dest="${GPU_DIR:-$root/.gpu-forkjoin}"
 target="${CARGO_TARGET_DIR:-$root/target}"
 cd "$root"
 cargo build --release -p occupant-cli
-exes=$(cargo test --release --no-run -p occupant --test gpu_forkjoin --test cpu_forkjoin \
+exes=$(cargo test --release --no-run -p occupant --test gpu_forkjoin \
   --message-format=json 2>/dev/null | python3 -c '
 import json, sys
 for line in sys.stdin:
@@ -47,6 +50,9 @@ cp "$llvm/run.sh" "$dest/llvm-run.sh"
 cp "$llvm/epcc_target" "$dest/llvm-epcc_target"
 [[ -f "$llvm/epcc_target_jit" ]] && cp "$llvm/epcc_target_jit" "$dest/llvm-epcc_target_jit"
 git rev-parse HEAD >"$dest/COMMIT"
+mkdir -p "$dest/device"
+cp crates/occupant/src/cuda/device/*.cuh "$dest/device/"
+cp scripts/forkjoin-racecheck-probe.cu "$dest/probe.cu"
 cat >"$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Runs on the device machine (made by scripts/gpu-forkjoin.sh). Writes results under $OUT.
@@ -67,8 +73,20 @@ step() { # name timeout command...
 }
 step test-gpu_forkjoin 90 "$here/test-gpu_forkjoin" --test-threads=1 --nocapture
 grep -E "^test |test result|panicked" "$res/test-gpu_forkjoin.log" >>"$sum"
-step test-cpu_forkjoin 60 "$here/test-cpu_forkjoin" --test-threads=1
-grep -E "test result|panicked" "$res/test-cpu_forkjoin.log" >>"$sum"
+# The racecheck probe, both ways (nvcc here; the copy's master-warp lanes 1-31 exit at once).
+mkdir -p "$out/probe-exit"
+cp "$here/device/"*.cuh "$out/probe-exit/"
+sed -i 's/detail::master_lanes(team);//' "$out/probe-exit/forkjoin.cuh"
+step probe-build 120 bash -c "nvcc -std=c++17 -arch=sm_90 -lineinfo -I'$here/device' -o '$out/probe' '$here/probe.cu' && nvcc -std=c++17 -arch=sm_90 -lineinfo -I'$out/probe-exit' -o '$out/probe-exit/probe' '$here/probe.cu'"
+tail -3 "$res/probe-build.log" >>"$sum"
+for p in "$out/probe" "$out/probe-exit/probe"; do
+  n=$(basename "$(dirname "$p")")
+  step "probe-$n-run" 30 "$p"
+  cat "$res/probe-$n-run.log" >>"$sum"
+  step "probe-$n-racecheck" 60 compute-sanitizer --tool racecheck "$p"
+  grep -E "RACECHECK SUMMARY|Race reported|probe:" "$res/probe-$n-racecheck.log" | head -6 >>"$sum"
+done
+rm -rf "$out/probe" "$out/probe-exit"
 # The LLVM OpenMP comparator, then ours, in the same run.
 llvm_tmp=$(mktemp -d)
 tar -C "$llvm_tmp" -xJf "$here/llvm-openmp.tar.xz"
@@ -94,9 +112,9 @@ step bench-forkjoin 120 "$here/occupant" bench forkjoin --backend cuda --out "$r
 cat "$res/bench-forkjoin.log" >>"$sum"
 step bench-nested 150 "$here/occupant" bench nested --out "$res"
 cat "$res/bench-nested.log" >>"$sum"
-for tool in racecheck synccheck; do
+for tool in racecheck synccheck memcheck; do
   step "sanitizer-$tool-forkjoin" 60 compute-sanitizer --tool $tool "$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --out "$res/sanitizer-$tool"
-  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error" "$res/sanitizer-$tool-forkjoin.log" | head -8 >>"$sum"
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|rror" "$res/sanitizer-$tool-forkjoin.log" | head -8 >>"$sum"
   step "sanitizer-$tool-semantics" 60 compute-sanitizer --tool $tool "$here/test-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error|test result" "$res/sanitizer-$tool-semantics.log" | head -8 >>"$sum"
   step "sanitizer-$tool-nested" 60 compute-sanitizer --tool $tool "$here/occupant" bench nested --small --reps 1 --out "$res/sanitizer-$tool"

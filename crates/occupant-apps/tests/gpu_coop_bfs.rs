@@ -1,14 +1,18 @@
-//! The cooperative BFS on a GPU, verified against a sequential BFS while the scheduler takes
-//! groups from it and gives them back over and over (≥ 1000 kill/fork cycles per barrier
-//! variant), with a matmul of ours running in the taken slots every tenth cycle. Skips with one
-//! line without a GPU; fails instead under OCCUPANT_REQUIRE_GPU=1.
+//! The cooperative apps on a GPU, verified against their sequential references while the
+//! scheduler takes groups from them and gives them back over and over: BFS (≥ 1000 kill/fork
+//! cycles per barrier variant, with a matmul of ours running in the taken slots every tenth
+//! cycle), and cc, pagerank, color, mis, octree and game (≥ 1000 cycles in all); and every app
+//! once in each mode (the compute-sanitizer run). Skips with one line without a GPU; fails
+//! instead under OCCUPANT_REQUIRE_GPU=1.
 
 use occupant::cuda::coop::{CoopConfig, Lane, MATMUL_CU};
 use occupant::cuda::{CompileOptions, Gpu};
 use occupant::model::Watchdog;
 use occupant::Error;
-use occupant_apps::coop_cuda::{BarrierMode, GpuBfs};
-use occupant_apps::graph::{BuildOptions, GraphSpec};
+use occupant_apps::coop_cuda::{
+    coop_app, AppSize, BarrierMode, CoopKernel, GpuBfs, COOP_CUDA_APPS,
+};
+use occupant_apps::graph::{BuildOptions, Csr, GraphSpec};
 use std::time::Duration;
 
 fn gpu_or_skip(test: &str) -> Option<Gpu> {
@@ -94,4 +98,130 @@ fn bfs_correct_under_1000_kill_fork_cycles() {
     }
     // The product is right too: every entry of A·A with A all ones is n.
     assert!(c.to_vec().unwrap().iter().all(|&x| x == n as f32));
+}
+
+/// Takes 1, N/4, N/2, N−1 groups in turn and gives them back, launch after launch, until
+/// `want` cycles; every launch's results checked. Returns (cycles, killed, forked, launches).
+fn cycle_app(
+    app: &mut dyn CoopKernel,
+    mode: BarrierMode,
+    cfg: &CoopConfig,
+    want: u32,
+) -> (u32, u32, u32, u32) {
+    let (mut cycles, mut launches, mut killed, mut forked) = (0u32, 0u32, 0u32, 0u32);
+    while cycles < want && launches < 400 {
+        let mut s = app.start(mode, cfg).unwrap();
+        let total = s.groups();
+        let shares = [1, total / 4, total / 2, total - 1];
+        let mut i = 0;
+        loop {
+            let k = shares[i % 4];
+            i += 1;
+            let got = s.take(k, Duration::from_secs(3)).unwrap();
+            if got.kernel_finished {
+                break;
+            }
+            s.give_back(got.gathered).unwrap();
+            cycles += 1;
+            if cycles >= want {
+                break; // the launch ends with every group back; its results are checked
+            }
+        }
+        let rep = s.finish(Duration::from_secs(30)).unwrap();
+        killed += rep.killed;
+        forked += rep.forked;
+        launches += 1;
+        assert_eq!(
+            app.wrong_rounds().unwrap(),
+            0,
+            "{} {mode:?}: wrong results, {rep:?}",
+            app.name()
+        );
+    }
+    (cycles, killed, forked, launches)
+}
+
+fn grid(spec: &str) -> Csr {
+    let spec: GraphSpec = spec.parse().unwrap();
+    spec.generate()
+        .unwrap()
+        .to_csr(&BuildOptions::undirected_simple())
+        .unwrap()
+}
+
+/// The other apps (cc, pagerank, color, mis with both resizing barriers; octree and game with
+/// offer_kill/request_fork) under 160 kill/fork cycles each (100 per barrier variant; 1 120 in
+/// all), 0 wrong results.
+#[test]
+fn every_app_correct_under_kill_fork_cycles() {
+    let Some(gpu) = gpu_or_skip("every_app_correct_under_kill_fork_cycles") else {
+        return;
+    };
+    let g = grid("grid:200x200");
+    let cfg = CoopConfig::new(256)
+        .groups(gpu.info().sm_count * 2)
+        .watchdog(Watchdog::default().with_timeout(Duration::from_secs(3)));
+    let mut total = 0;
+    for name in ["cc", "pagerank", "color", "mis", "octree", "game"] {
+        let size = AppSize {
+            rounds: match name {
+                "octree" => 4,
+                "game" => 49,
+                _ => 16,
+            },
+            points: 200_000,
+            depth: 10,
+        };
+        let mut app = coop_app(&gpu, name, Some(&g), &[0], size).unwrap();
+        let modes: &[BarrierMode] = if matches!(name, "octree" | "game") {
+            &[BarrierMode::Regular]
+        } else {
+            &[BarrierMode::Regular, BarrierMode::Query]
+        };
+        for &mode in modes {
+            let want = if modes.len() == 1 { 160 } else { 100 };
+            let (cycles, killed, forked, launches) = cycle_app(app.as_mut(), mode, &cfg, want);
+            println!(
+                "{name} {mode:?}: {cycles} cycles, {killed} killed, {forked} forked, {launches} launches, 0 wrong"
+            );
+            assert!(cycles >= want, "{name} {mode:?}: only {cycles} cycles");
+            total += cycles;
+        }
+    }
+    println!("total: {total} kill/fork cycles, 0 wrong");
+    assert!(total >= 1000);
+}
+
+/// Every app once in each mode (persistent, regular, query), checked — small inputs, a long
+/// watchdog: the run compute-sanitizer checks.
+#[test]
+fn every_app_once_in_each_mode() {
+    let Some(gpu) = gpu_or_skip("every_app_once_in_each_mode") else {
+        return;
+    };
+    let g = grid("grid:60x60");
+    let cfg = CoopConfig::new(256)
+        .groups(gpu.info().sm_count)
+        .watchdog(Watchdog::default().with_timeout(Duration::from_secs(120)));
+    let size = AppSize {
+        rounds: 2,
+        points: 20_000,
+        depth: 8,
+    };
+    for name in COOP_CUDA_APPS {
+        if name == "sssp" {
+            continue; // needs a weighted graph: the BFS test's grid has none
+        }
+        let mut app = coop_app(&gpu, name, Some(&g), &[0, 1234], size).unwrap();
+        for mode in [
+            BarrierMode::Persistent,
+            BarrierMode::Regular,
+            BarrierMode::Query,
+        ] {
+            let s = app.start(mode, &cfg).unwrap();
+            let rep = s.finish(Duration::from_secs(600)).unwrap();
+            assert_eq!(app.wrong_rounds().unwrap(), 0, "{name} {mode:?}: {rep:?}");
+            println!("{name} {mode:?}: {:.1} ms, 0 wrong", rep.elapsed_us / 1e3);
+        }
+    }
 }

@@ -20,6 +20,11 @@ fn graph_apps_compile_every_way() {
         }
     }
     let mut ways = vec![CompileOptions::default().option("-DOCC_APP_HOST_LOOP")];
+    ways.push(
+        CompileOptions::default()
+            .option("-DOCC_APP_HOST_LOOP")
+            .option("-DOCC_APP_GRAPH_WHILE"),
+    );
     ways.push(CompileOptions::default().option("-DOCC_APP_MIN_BLOCKS=8"));
     for kind in BarrierKind::ALL {
         ways.push(

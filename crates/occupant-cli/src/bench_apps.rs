@@ -48,8 +48,9 @@ pub struct AppsBenchArgs {
     /// Barrier of the persistent and occupancy-api variants (default: the device's).
     #[arg(long)]
     barrier: Option<String>,
-    /// Compile the device-loop kernels with `__launch_bounds__(256, N)` (CUDA).
-    #[arg(long, value_parser = at_least_one::<u32>)]
+    /// Compile the device-loop kernels with `__launch_bounds__(256, N)` (CUDA; default: the
+    /// device's full occupancy, 8 on an H100; 0: no launch bounds).
+    #[arg(long)]
     min_blocks_per_sm: Option<u32>,
 }
 
@@ -194,6 +195,9 @@ pub fn run(a: &AppsBenchArgs) -> Result<(), String> {
     });
     let json = serde_json::to_value(&r).map_err(|e| e.to_string())?;
     write(&dir, &r.results, &json, &gpu.info().name)?;
+    for s in &r.skipped {
+        eprintln!("skipped (not computable for this input): {s}");
+    }
     if r.failures.is_empty() {
         Ok(())
     } else {

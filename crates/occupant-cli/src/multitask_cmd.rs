@@ -19,7 +19,7 @@ use std::time::Duration;
 /// Arguments of `occupant multitask`.
 #[derive(Args, Debug)]
 pub struct MultitaskArgs {
-    /// The cooperative app: `octree`, `game` (work stealing with offer_kill/request_fork), `bfs` or `sssp` (resizing barriers; need --graph or --gen).
+    /// The cooperative app: `octree`, `game` (work stealing with offer_kill/request_fork), `bfs` or `sssp` (resizing barriers; need --graph or --gen); with --backend cuda also `cc`, `pagerank`, `color`, `mis` (need a graph).
     #[arg(long, default_value = "octree")]
     pub app: String,
     /// A graph file (.gr, .mtx, .txt/.snap/.el) for bfs/sssp.
@@ -53,7 +53,7 @@ pub struct MultitaskArgs {
     /// Timed runs of the app alone (persistent and cooperative; median).
     #[arg(long, default_value = "3", value_parser = at_least_one::<usize>)]
     pub repeats: usize,
-    /// Octree points (default 1 500 000).
+    /// Octree points (default 1 500 000; CUDA 1 000 000).
     #[arg(long, value_parser = at_least_one::<usize>)]
     pub points: Option<usize>,
     /// Game search depth in plies (default 12).
@@ -62,7 +62,8 @@ pub struct MultitaskArgs {
     /// How long a request may wait for its units, ms.
     #[arg(long, default_value = "2000", value_parser = at_least_one::<u64>)]
     pub gather_timeout_ms: u64,
-    /// CUDA: BFS traversals (from 4 sources) per cooperative-kernel run.
+    /// CUDA: rounds per cooperative-kernel run — traversals from 4 sources (bfs, sssp), runs
+    /// (cc, pagerank, color, mis), point-set instances (octree), roots (game, ≤ 49).
     #[arg(long, default_value = "80", value_parser = at_least_one::<u32>)]
     pub rounds: u32,
     /// Least kernel time of each co-run, ms (the app runs back to back until it is covered).

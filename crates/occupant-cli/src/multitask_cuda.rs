@@ -1,6 +1,7 @@
 //! `occupant multitask --backend cuda`: the CUDA cooperative runner
-//! (`occupant_apps::coop_cuda::run_multitask`: the cooperative BFS on the GPU beside a periodic
-//! matmul of ours) for every workload × share × barrier asked for; JSON and a table.
+//! (`occupant_apps::coop_cuda::run_multitask_kernel`: a cooperative app — bfs, sssp, cc,
+//! pagerank, color, mis, octree, game — on the GPU beside a periodic matmul of ours) for every
+//! workload × share × barrier asked for; JSON and a table.
 
 use crate::multitask_cmd::MultitaskArgs;
 use occupant::model::coop::ResizeVariant;
@@ -14,17 +15,22 @@ pub fn run(
     variants: &[ResizeVariant],
     json: Option<&Path>,
 ) -> Result<(), String> {
-    if a.app != "bfs" {
+    if !coop_cuda::COOP_CUDA_APPS.contains(&a.app.as_str()) {
         return Err(format!(
-            "multitask --backend cuda co-runs the cooperative BFS of the CUDA backend; use --app bfs (got `{}`)",
-            a.app
+            "multitask --backend cuda: no cooperative CUDA app `{}` (apps: {})",
+            a.app,
+            coop_cuda::COOP_CUDA_APPS.join(", ")
         ));
     }
     let source = match (&a.graph, &a.gen) {
-        (Some(f), _) => GraphSource::File(f.clone()),
-        (None, Some(s)) => GraphSource::Spec(s.parse().map_err(|e| format!("{e}"))?),
+        (Some(f), _) => Some(GraphSource::File(f.clone())),
+        (None, Some(s)) => Some(GraphSource::Spec(s.parse().map_err(|e| format!("{e}"))?)),
+        (None, None) if matches!(a.app.as_str(), "octree" | "game") => None,
         (None, None) => {
-            return Err("multitask --backend cuda needs --graph FILE or --gen SPEC".into())
+            return Err(format!(
+                "multitask --backend cuda --app {} needs --graph FILE or --gen SPEC",
+                a.app
+            ))
         }
     };
     let workloads = a
@@ -47,12 +53,24 @@ pub fn run(
     // (../shared/GPU.md): load eagerly, before the process opens the GPU.
     std::env::set_var("CUDA_MODULE_LOADING", "EAGER");
     let gpu = occupant::cuda::Gpu::open(0).map_err(|e| e.to_string())?;
-    eprintln!("multitask: loading {source}");
-    let g = source
-        .load(&BuildOptions::default())
-        .map_err(|e| e.to_string())?;
-    let n = g.num_vertices();
+    let g = match &source {
+        Some(source) => {
+            eprintln!("multitask: loading {source}");
+            Some(
+                source
+                    .load(&BuildOptions::default())
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+        None => None,
+    };
+    let n = g.as_ref().map_or(1, |g| g.num_vertices().max(1));
     let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
+    let size = coop_cuda::AppSize {
+        rounds: a.rounds,
+        points: a.points.unwrap_or(1_000_000),
+        depth: a.depth.unwrap_or(12),
+    };
     let mut results = Vec::new();
     println!(
         "{:<7} {:<8} {:<12} {:>5} {:>12} {:>10} {:>11} {:>9} {:>9} {:>6}",
@@ -75,7 +93,9 @@ pub fn run(
                     ResizeVariant::Query => BarrierMode::Query,
                 };
                 eprintln!("multitask: cuda co-run {} / {} / {v}", w.name, share.name());
-                let r = coop_cuda::run_multitask(&gpu, &g, &sources, a.rounds, mode, *w, share)
+                let app = coop_cuda::coop_app(&gpu, &a.app, g.as_ref(), &sources, size)
+                    .map_err(|e| e.to_string())?;
+                let r = coop_cuda::run_multitask_kernel(&gpu, app, mode, *w, share)
                     .map_err(|e| e.to_string())?;
                 let c = &r.corun;
                 println!(

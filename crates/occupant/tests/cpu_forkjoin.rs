@@ -155,6 +155,23 @@ fn semantics(
             t.master(|| solo_n.set(t.num_threads() as i64));
         });
         o(15, solo_sum.get() * 1000 + solo_n.get());
+        // 9. `parallel reduction`: every thread returns a value, folded at the join
+        o(
+            16,
+            m.parallel_sum(n_small, |t| 3i64 + t.thread_num() as i64),
+        );
+        o(
+            17,
+            (m.parallel_max(all, |t| t.thread_num() as f64 * 0.5) * 2.0) as i64,
+        );
+        o(
+            18,
+            m.parallel_min(n_small, |t| 10i32 - t.thread_num() as i32) as i64,
+        );
+        // 10. a region larger than the CUDA descriptor's inline bytes (there: on the stack)
+        let vals: [i32; 20] = std::array::from_fn(|i| i as i32);
+        let big = m.parallel_sum(n_small, |_| vals.iter().map(|&v| v as u32).sum::<u32>());
+        o(19, big as i64);
     });
 }
 

@@ -126,3 +126,58 @@ fn captured_graph_and_pinned_read() {
     }
     assert!(flag.read(&counter, 2).is_err());
 }
+
+/// A device-side while loop (a CUDA graph WHILE node): the body (8 blocks add 1 each, then one
+/// thread counts the iteration and sets the condition) runs until the device says stop; the
+/// condition is 1 again at the start of every launch.
+#[test]
+fn while_graph_loops_on_the_device() {
+    let Some(gpu) = gpu_or_skip("while_graph_loops_on_the_device") else {
+        return;
+    };
+    if !gpu.has_conditional_nodes() {
+        panic!(
+            "driver {} has no conditional nodes",
+            gpu.info().driver_version
+        );
+    }
+    let src = r#"#include <occupant.cuh>
+extern "C" __global__ void add(unsigned* p) { if (threadIdx.x == 0) atomicAdd(p, 1u); }
+extern "C" __global__ void test(unsigned* p, occ::GraphCondition cond, unsigned until) {
+  if (threadIdx.x != 0 || blockIdx.x != 0) return;
+  p[1] += 1u;                                  // iterations
+  occ::graph_continue(cond, p[1] % until != 0u);
+}"#;
+    let m = gpu
+        .compile("while_graph.cu", src, &Default::default())
+        .unwrap_or_else(|e| panic!("a module calling cudaGraphSetConditional: {e}"));
+    let p = gpu.alloc_zeroed::<u32>(2).unwrap();
+    let until = 1000u32;
+    let lp = gpu
+        .capture_while(|cond| {
+            m.enqueue("add", &LaunchConfig::plain(8, 32), &args![&p])?;
+            m.enqueue(
+                "test",
+                &LaunchConfig::plain(1, 32),
+                &args![&p, cond.raw(), until],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    let flag = gpu.pinned_scalar::<u32>().unwrap();
+    assert_eq!(flag.read(&p, 1).unwrap(), 0, "capture ran nothing");
+    for i in 1..=2u32 {
+        let t0 = std::time::Instant::now();
+        lp.launch().unwrap();
+        gpu.synchronize().unwrap();
+        let us = t0.elapsed().as_secs_f64() * 1e6;
+        assert_eq!(flag.read(&p, 1).unwrap(), until * i);
+        assert_eq!(flag.read(&p, 0).unwrap(), 8 * until * i);
+        println!(
+            "while graph: {until} iterations of 2 kernels in {us:.0} µs ({:.2} µs/iteration)",
+            us / f64::from(until)
+        );
+    }
+    let e = gpu.capture_while(|_| Ok(())).err().unwrap();
+    assert!(e.to_string().contains("no work"), "{e}");
+}

@@ -16,6 +16,9 @@ pub enum Variant {
     CudaMultiKernel,
     /// CUDA: the loop body captured once as a CUDA graph and replayed.
     CudaGraph,
+    /// CUDA: the loop body captured once as the body of a CUDA graph WHILE conditional node
+    /// (CUDA 12.4+): the device tests the loop's condition, no host round trip per iteration.
+    CudaGraphWhile,
     /// CUDA: `cudaLaunchCooperativeKernel` and `grid.sync()`.
     CudaCooperative,
     /// CUDA: the occupancy API's grid and a barrier without discovery (Lonestar-GPU).
@@ -28,9 +31,10 @@ impl Variant {
     /// The CPU variants.
     pub const CPU: [Variant; 2] = [Variant::CpuMultiLaunch, Variant::CpuPersistent];
     /// The CUDA variants.
-    pub const CUDA: [Variant; 5] = [
+    pub const CUDA: [Variant; 6] = [
         Variant::CudaMultiKernel,
         Variant::CudaGraph,
+        Variant::CudaGraphWhile,
         Variant::CudaCooperative,
         Variant::CudaOccupancyApi,
         Variant::CudaPersistent,
@@ -51,6 +55,7 @@ impl Variant {
             Variant::CpuPersistent => "persistent",
             Variant::CudaMultiKernel => "multi-kernel",
             Variant::CudaGraph => "graph",
+            Variant::CudaGraphWhile => "graph-while",
             Variant::CudaCooperative => "cooperative",
             Variant::CudaOccupancyApi => "occupancy-api",
             Variant::CudaPersistent => "persistent",

@@ -50,6 +50,12 @@ impl Position {
         Some(p)
     }
 
+    /// The bitboards: (stones of the player to move, all stones, moves played) — what the CUDA
+    /// version (`coop_cuda::GpuGame`) uploads.
+    pub fn bits(&self) -> (u64, u64, u32) {
+        (self.mine, self.all, self.moves)
+    }
+
     fn can_play(&self, c: usize) -> bool {
         self.all & (1 << (c * (H + 1) + H - 1)) == 0
     }

@@ -8,10 +8,20 @@ use occupant::{Error, Result};
 use serde::Serialize;
 use std::collections::VecDeque;
 
-/// The kernel source (`coop_bfs`).
-pub const BFS_CU: &str = include_str!("bfs.cu");
-/// The SSSP kernel source (`coop_sssp`, frontier-based Bellman-Ford, the same phases as BFS).
-pub const SSSP_CU: &str = include_str!("sssp.cu");
+/// The kernel source (`coop_bfs`): the phase loop (`loop.cuh`), the frontier rounds
+/// (`frontier.cuh`) and the BFS expansion (`bfs.cu`).
+pub const BFS_CU: &str = concat!(
+    include_str!("loop.cuh"),
+    include_str!("frontier.cuh"),
+    include_str!("bfs.cu")
+);
+/// The SSSP kernel source (`coop_sssp`, frontier-based Bellman-Ford): the same loop and rounds
+/// with the SSSP relaxation (`sssp.cu`).
+pub const SSSP_CU: &str = concat!(
+    include_str!("loop.cuh"),
+    include_str!("frontier.cuh"),
+    include_str!("sssp.cu")
+);
 
 /// The cooperative graph application.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -264,6 +274,11 @@ impl GpuBfs {
             args.extend(occupant::args![&self.weights, &self.inq]);
         }
         Scheduler::start(&self.module, kernel, cfg, &args)
+    }
+
+    /// Traversals per launch.
+    pub fn rounds(&self) -> u32 {
+        self.rounds
     }
 
     /// Rounds whose (reached, distance sum) differ from the sequential BFS.

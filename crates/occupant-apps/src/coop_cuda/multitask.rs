@@ -4,6 +4,7 @@
 //! share of the GPU; and the same co-run with what CUDA offers (a high-priority stream).
 
 use super::bfs::{App, BarrierMode, GpuBfs};
+use super::kernel::CoopKernel;
 use crate::graph::Csr;
 use occupant::cuda::coop::{CoopConfig, CoopReport, Lane, Scheduler, MATMUL_CU};
 use occupant::cuda::{CompileOptions, DeviceBuffer, Gpu, Module};
@@ -87,8 +88,8 @@ pub fn median(v: &[f64]) -> f64 {
 /// one matmul block exactly (`slots_per_sm` groups per SM, reserved by dynamic shared memory).
 pub struct Multitasker {
     gpu: Gpu,
-    /// The BFS.
-    pub bfs: GpuBfs,
+    /// The cooperative application (BFS, SSSP, a graph app, octree, game).
+    pub bfs: Box<dyn CoopKernel>,
     mm: Module,
     a: DeviceBuffer<f32>,
     b: DeviceBuffer<f32>,
@@ -138,6 +139,16 @@ impl Multitasker {
         app: App,
     ) -> Result<Multitasker> {
         let bfs = GpuBfs::with_app(gpu, graph, sources, rounds, app)?;
+        Self::for_kernel(gpu, Box::new(bfs), block_threads, slots_per_sm)
+    }
+
+    /// The same with any cooperative application.
+    pub fn for_kernel(
+        gpu: &Gpu,
+        bfs: Box<dyn CoopKernel>,
+        block_threads: u32,
+        slots_per_sm: u32,
+    ) -> Result<Multitasker> {
         let mm = gpu.compile("matmul.cu", MATMUL_CU, &CompileOptions::default())?;
         let info = gpu.info().clone();
         if slots_per_sm == 0 || block_threads != 256 {
@@ -387,7 +398,7 @@ impl Multitasker {
             })
         };
         let (requests, done_at, report) =
-            run_beside(&mut self.bfs, &self.cfg, workload, &mut other)?;
+            run_beside(self.bfs.as_mut(), &self.cfg, workload, &mut other)?;
         let alone_us = self.alone_us(BarrierMode::Persistent)?;
         let wrong_rounds = self.bfs.wrong_rounds()?;
         self.summarise(
@@ -416,7 +427,8 @@ impl Multitasker {
         k: u32,
         other: &mut dyn FnMut() -> Result<Request>,
     ) -> Result<CoRun> {
-        let (requests, done_at, report) = run_beside(&mut self.bfs, &self.cfg, workload, other)?;
+        let (requests, done_at, report) =
+            run_beside(self.bfs.as_mut(), &self.cfg, workload, other)?;
         let alone_us = self.alone_us(BarrierMode::Persistent)?;
         let wrong_rounds = self.bfs.wrong_rounds()?;
         self.summarise(
@@ -499,6 +511,8 @@ impl Multitasker {
 /// What [`run_multitask`] measured.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MultitaskResult {
+    /// The cooperative application.
+    pub app: String,
     /// The GPU.
     pub device: String,
     /// N, groups of the cooperative kernel.
@@ -534,7 +548,26 @@ pub fn run_multitask(
             "the multitasking co-run needs a cooperative barrier (regular or query)".into(),
         ));
     }
-    let mut m = Multitasker::new(gpu, graph, sources, rounds, 256, 2)?;
+    let bfs = GpuBfs::new(gpu, graph, sources, rounds)?;
+    run_multitask_kernel(gpu, Box::new(bfs), barrier, workload, share)
+}
+
+/// The same experiment with any cooperative application (what `occupant multitask --backend
+/// cuda --app A` runs for every app): alone persistent and cooperative, then the co-run.
+pub fn run_multitask_kernel(
+    gpu: &Gpu,
+    app: Box<dyn CoopKernel>,
+    barrier: BarrierMode,
+    workload: Workload,
+    share: Share,
+) -> Result<MultitaskResult> {
+    if barrier == BarrierMode::Persistent {
+        return Err(Error::Input(
+            "the multitasking co-run needs a cooperative barrier (regular or query)".into(),
+        ));
+    }
+    let name = app.name();
+    let mut m = Multitasker::for_kernel(gpu, app, 256, 2)?;
     let matmul_n = m.calibrate(workload.exec_ms)?;
     let all = m.groups();
     let matmul_full_gpu_us = m.exec_alone_us(all)?;
@@ -542,11 +575,12 @@ pub fn run_multitask(
     let (cooperative_alone_us, w1) = m.bfs_alone(barrier)?;
     if w0 + w1 != 0 {
         return Err(Error::Resource(format!(
-            "BFS alone gave {w0} (persistent) and {w1} (cooperative) wrong rounds"
+            "{name} alone gave {w0} (persistent) and {w1} (cooperative) wrong rounds"
         )));
     }
     let corun = m.corun_cooperative(barrier, workload, share)?;
     Ok(MultitaskResult {
+        app: name.to_string(),
         device: gpu.info().name.clone(),
         groups: all,
         matmul_n,
@@ -559,7 +593,7 @@ pub fn run_multitask(
 
 /// Runs the persistent BFS and calls `other` every period until the BFS ends.
 fn run_beside(
-    bfs: &mut GpuBfs,
+    bfs: &mut dyn CoopKernel,
     cfg: &CoopConfig,
     workload: Workload,
     other: &mut dyn FnMut() -> Result<Request>,

@@ -32,24 +32,23 @@ extern "C" __global__ void backprop_spmd(NEST_ARGS) {
     fout[j] = squash(s);
   }
 }
+// A const region returning each thread's partial sum: `parallel reduction(+: s)`, folded at
+// the join (Master::parallel_sum) - no barrier besides fork and join, nothing copied back.
 struct BackpropRegion {
   const float *w, *in;
   int j, n_out, n_in;
-  float sum;
-  __device__ void operator()(occ::fj::Thread& t) {
+  __device__ float operator()(occ::fj::Thread& t) const {
     float s = 0.f;
     t.for_static_chunk_nowait(0, n_in, 1, [&](long long i) { s += w[i * n_out + j] * in[i]; });
-    s = t.reduce_sum(s);
-    t.master([&] { sum = s; });
+    return s;
   }
 };
 extern "C" __global__ void backprop_nested(NEST_ARGS) {
   NEST_TEAM;
   occ::fj::run<BackpropRegion>(team, [&](occ::fj::Master<BackpropRegion>& m) {
     MASTER_LOOP(j) {
-      BackpropRegion r{fa, fb, j, outer, inner, 0.f};
-      m.parallel(m.max_threads(), r);
-      fout[j] = squash(r.sum);
+      BackpropRegion r{fa, fb, j, outer, inner};
+      fout[j] = squash(m.parallel_sum(m.max_threads(), r));
     }
   });
 }
@@ -62,6 +61,8 @@ extern "C" __global__ void lud_spmd(NEST_ARGS) {
     fout[i] = s;
   }
 }
+// A region with a shared member written in the region (copied back after the join): kept
+// this way so that the suite also runs the shared-out path (parallel_if has no reduction).
 struct LudRegion {
   const float *a, *x;
   int i, n;
@@ -94,7 +95,7 @@ struct HistoRegion {
   const int* px;
   int* hist;
   int n;
-  __device__ void operator()(occ::fj::Thread& t) {
+  __device__ void operator()(occ::fj::Thread& t) const {
     t.for_static_chunk_nowait(0, n, 1, [&](long long p) { atomicAdd(&hist[px[p]], 1); });
   }
 };
@@ -123,25 +124,23 @@ extern "C" __global__ void streamcluster_spmd(NEST_ARGS) {
 struct ClusterRegion {
   const float *p, *c;
   int dims;
-  float cost;
-  __device__ void operator()(occ::fj::Thread& t) {
+  __device__ float operator()(occ::fj::Thread& t) const {
     float s = 0.f;
     t.for_static_chunk_nowait(0, dims, 1, [&](long long d) {
       const float v = p[d] - c[d];
       s += v * v;
     });
-    s = t.reduce_sum(s);
-    t.master([&] { cost = s; });
+    return s;
   }
 };
 extern "C" __global__ void streamcluster_nested(NEST_ARGS) {
   NEST_TEAM;
   occ::fj::run<ClusterRegion>(team, [&](occ::fj::Master<ClusterRegion>& m) {
     MASTER_LOOP(i) {
-      ClusterRegion r{fa + (size_t)i * inner, fb, inner, 0.f};
-      m.parallel(m.max_threads(), r);
-      fout[i] = r.cost;
-      atomicAdd(dacc, (double)r.cost);  // the outer atomic: once per point, by the master
+      ClusterRegion r{fa + (size_t)i * inner, fb, inner};
+      const float cost = m.parallel_sum(m.max_threads(), r);
+      fout[i] = cost;
+      atomicAdd(dacc, (double)cost);  // the outer atomic: once per point, by the master
     }
   });
 }
@@ -166,7 +165,7 @@ struct BfsRegion {
   const int* cols;
   int* next;
   int b, e;
-  __device__ void operator()(occ::fj::Thread& t) {
+  __device__ void operator()(occ::fj::Thread& t) const {
     t.for_static_chunk_nowait(b, e, 1, [&](long long k) {
       const int v = cols[k];
       if (bfs_level(v) == -1) next[v] = 1;
@@ -189,7 +188,7 @@ struct BfsChunk {
   const int *rows, *cols;
   int* next;
   int first, last;
-  __device__ void operator()(occ::fj::Thread& t) {
+  __device__ void operator()(occ::fj::Thread& t) const {
     t.for_static_chunk_nowait(first, last, 1, [&](long long u) {
       if (bfs_level((int)u) != 0) return;
       for (int e = rows[u]; e < rows[u + 1]; ++e) {
@@ -262,7 +261,7 @@ struct KmeansChunk {
   const float *ps, *cs;
   int* member;
   int first, last, k;
-  __device__ void operator()(occ::fj::Thread& t) {
+  __device__ void operator()(occ::fj::Thread& t) const {
     t.for_static_chunk_nowait(first, last, 1, [&](long long i) {
       int best = 0;
       float bd = km_dist(ps + i * 8, cs);
@@ -300,23 +299,21 @@ extern "C" __global__ void particlefilter_spmd(NEST_ARGS) {
 struct PfRegion {
   const int* img;
   int base, n;
-  float lik;
-  __device__ void operator()(occ::fj::Thread& t) {
+  __device__ float operator()(occ::fj::Thread& t) const {
     float s = 0.f;
     t.for_static_chunk_nowait(0, n, 1, [&](long long j) {
       s += pf_term(img[(base + (int)j * 97) & ((1 << 20) - 1)]);
     });
-    s = t.reduce_sum(s);
-    t.master([&] { lik = s; });
+    return s;
   }
 };
 extern "C" __global__ void particlefilter_nested(NEST_ARGS) {
   NEST_TEAM;
   occ::fj::run<PfRegion>(team, [&](occ::fj::Master<PfRegion>& m) {
     MASTER_LOOP(i) {
-      PfRegion r{ia, ib[i], inner, 0.f};
-      m.parallel(inner < (int)m.max_threads() ? inner : m.max_threads(), r);
-      fout[i] = r.lik / (float)inner;
+      PfRegion r{ia, ib[i], inner};
+      fout[i] = m.parallel_sum(inner < (int)m.max_threads() ? inner : m.max_threads(), r) /
+                (float)inner;
     }
   });
 }
@@ -324,7 +321,7 @@ struct PfChunk {
   const int *img, *bases;
   float* out;
   int first, last, n;
-  __device__ void operator()(occ::fj::Thread& t) {
+  __device__ void operator()(occ::fj::Thread& t) const {
     t.for_static_chunk_nowait(first, last, 1, [&](long long i) {
       float s = 0.f;
       for (int j = 0; j < n; ++j) s += pf_term(img[(bases[i] + j * 97) & ((1 << 20) - 1)]);
@@ -379,7 +376,7 @@ struct PbtRegion {
   const float* seed;
   float* out;
   int o, n;
-  __device__ void operator()(occ::fj::Thread& t) {
+  __device__ void operator()(occ::fj::Thread& t) const {
     t.for_static_chunk_nowait(0, n, 1, [&](long long i) { out[i] = pbt_body(seed, o, (int)i); });
   }
 };
@@ -411,21 +408,18 @@ struct HaccRegion {
   const float *x, *m;
   float xi;
   int n;
-  float force;
-  __device__ void operator()(occ::fj::Thread& t) {
+  __device__ float operator()(occ::fj::Thread& t) const {
     float s = 0.f;
     t.for_static_chunk_nowait(0, n, 1, [&](long long j) { s += hacc_term(xi, x[j], m[j]); });
-    s = t.reduce_sum(s);
-    t.master([&] { force = s; });
+    return s;
   }
 };
 extern "C" __global__ void haccmk_nested(NEST_ARGS) {
   NEST_TEAM;
   occ::fj::run<HaccRegion>(team, [&](occ::fj::Master<HaccRegion>& m) {
     MASTER_LOOP(i) {
-      HaccRegion r{fa, fb, fa[(size_t)i * 20 % inner], inner, 0.f};
-      m.parallel(m.max_threads(), r);
-      fout[i] = r.force;
+      HaccRegion r{fa, fb, fa[(size_t)i * 20 % inner], inner};
+      fout[i] = m.parallel_sum(m.max_threads(), r);
     }
   });
 }

@@ -27,6 +27,7 @@ mod compile;
 pub mod coop;
 pub mod forkjoin;
 mod gpu;
+mod graph_while;
 mod headers;
 mod host_loop;
 mod info;
@@ -45,6 +46,7 @@ pub use compile::{
     compile_uncached, nvrtc_version, CompileOptions, Compiled, ImageKind, DEFAULT_ARCH,
 };
 pub use gpu::Gpu;
+pub use graph_while::{ConditionHandle, WhileGraph, CONDITIONAL_NODES_DRIVER};
 pub use headers::{header, HEADERS, UMBRELLA};
 pub use host_loop::{LaunchGraph, PinnedScalar};
 pub use info::DeviceInfo;

@@ -114,6 +114,12 @@ pub enum Error {
     #[error("invalid input: {0}")]
     Input(String),
 
+    /// The computation is not defined for this input (for example betweenness centrality on a
+    /// graph whose shortest-path counts overflow `f64`): nothing failed, there is no result to
+    /// give. Benchmarks list such cases as skipped, not as failures.
+    #[error("not computable for this input: {0}")]
+    Unsupported(String),
+
     /// An I/O failure, with the path or operation involved.
     #[error("I/O error: {0}")]
     Io(String),

@@ -209,7 +209,7 @@ pub fn parse_llvm_lines(text: &str) -> Result<(Vec<EpccRow>, Vec<LlvmRun>)> {
 
 /// Checks per group of the fork-join semantics program (CPU `tests/cpu_forkjoin.rs`, CUDA
 /// kernel `fj_semantics`).
-pub const SEMANTICS_CHECKS: usize = 16;
+pub const SEMANTICS_CHECKS: usize = 20;
 
 /// Iterations per worksharing loop of the semantics program.
 pub const SEMANTICS_HITS: usize = 100;
@@ -241,5 +241,9 @@ pub fn expected_semantics(all: i64, n: i64) -> [i64; SEMANTICS_CHECKS] {
         tri(1000),
         1,
         5001,
+        3 * n + tri(n),
+        all - 1,
+        11 - n,
+        190 * n,
     ]
 }

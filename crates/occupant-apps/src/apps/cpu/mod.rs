@@ -147,7 +147,7 @@ pub fn run_cpu_with(
             let out = k.output();
             if let AppOutput::Scores(s) = &out {
                 if let Some(v) = s.iter().position(|x| !x.is_finite()) {
-                    return Err(Error::Input(format!(
+                    return Err(Error::Unsupported(format!(
                         "bc: the shortest-path counts of this graph overflow f64 (vertex {v} has score {}); use a graph with fewer shortest paths (fewer BFS levels)",
                         s[v]
                     )));

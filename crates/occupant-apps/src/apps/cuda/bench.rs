@@ -49,7 +49,7 @@ pub struct CudaBenchResults {
     pub results: BenchResults,
     /// The barrier of the persistent and occupancy-api variants.
     pub barrier: String,
-    /// `__launch_bounds__` minimum blocks per SM of the device-loop kernels, if any.
+    /// `__launch_bounds__` minimum blocks per SM of the device-loop kernels (0: none).
     pub min_blocks_per_sm: Option<u32>,
     /// Threads per block of every kernel.
     pub block_threads: usize,
@@ -57,6 +57,10 @@ pub struct CudaBenchResults {
     pub prepared: Vec<PreparedInfo>,
     /// Runs that failed (error or a wrong output), in words; the bench goes on without them.
     pub failures: Vec<String>,
+    /// Runs not made because the app is not computable for that input
+    /// ([`Error::Unsupported`](occupant::Error::Unsupported), e.g. bc's path counts overflow
+    /// `f64`), in words. Not failures.
+    pub skipped: Vec<String>,
 }
 
 /// The source vertex for an input: 0, or the vertex of largest out-degree when 0 has none.
@@ -70,7 +74,8 @@ pub fn bench_source(g: &Csr) -> u32 {
 }
 
 /// Whether `out` matches `want`: equal, or for ranks within `2·tolerance/(1 − damping)` per
-/// vertex (the tolerance of [`verify`](crate::apps::verify)). The error names the first
+/// vertex and for bc scores within a relative 1e-9 (the tolerances of
+/// [`verify`](crate::apps::verify)). The error names the first
 /// differing vertex.
 pub fn matches(
     app: AppKind,
@@ -93,6 +98,20 @@ pub fn matches(
                 )),
             }
         }
+        (AppOutput::Scores(w), AppOutput::Scores(x)) if w.len() == x.len() => {
+            // bc: f64 sums in another order; the relative tolerance of `verify`.
+            match w
+                .iter()
+                .zip(x)
+                .position(|(a, b)| (a - b).abs() > 1e-9 * a.abs().max(1.0) || b.is_nan())
+            {
+                None => Ok(()),
+                Some(v) => Err(format!(
+                    "{app}: vertex {v} has score {:e}, expected {:e}",
+                    x[v], w[v]
+                )),
+            }
+        }
         _ if want == out => Ok(()),
         _ if want.len() != out.len() => {
             Err(format!("{app}: {} values for {}", out.len(), want.len()))
@@ -106,7 +125,9 @@ pub fn matches(
 pub struct CudaBenchOptions {
     /// Barrier of the persistent and occupancy-api variants (None: the device's default).
     pub barrier: Option<BarrierKind>,
-    /// `__launch_bounds__` minimum blocks per SM of the device-loop kernels (None: none).
+    /// `__launch_bounds__` minimum blocks per SM of the device-loop kernels (None: the
+    /// device's full occupancy, [`default_min_blocks_per_sm`](super::default_min_blocks_per_sm);
+    /// `Some(0)`: no launch bounds).
     pub min_blocks_per_sm: Option<u32>,
     /// Compare every variant's output with the sequential reference.
     pub verify: bool,
@@ -125,17 +146,23 @@ pub fn bench_cuda<P: FnMut(&str)>(
     let verify = opts.verify;
     let progs = AppPrograms::compile_with(gpu, opts.barrier, opts.min_blocks_per_sm)?;
     progress(&format!(
-        "compiled the application kernels (barrier {}, cooperative kernels: {})",
+        "compiled the application kernels (barrier {}, device-loop kernels for {} blocks per SM, cooperative kernels: {}, graph-while: {})",
         progs.device.barrier(),
+        progs.min_blocks_per_sm,
         if progs.cooperative {
             "yes"
         } else {
             "no: no CUDA toolkit headers"
+        },
+        match &progs.graph_while {
+            Ok(_) => "yes".to_string(),
+            Err(e) => format!("no: {e}"),
         }
     ));
     let mut rows = Vec::new();
     let mut prepared = Vec::new();
     let mut failures = Vec::new();
+    let mut skipped = Vec::new();
     let total = inputs.len() * config.apps.len() * config.variants.len();
     let mut done = 0usize;
     for input in inputs {
@@ -201,6 +228,11 @@ pub fn bench_cuda<P: FnMut(&str)>(
                             firsts.push((variant, first, rows.len()));
                             rows.push(row);
                         }
+                        Err(e @ occupant::Error::Unsupported(_)) => {
+                            let msg = format!("{app} {} on {}: {e}", variant.name(), input.name);
+                            progress(&format!("[{done}/{total}] skipped {msg}"));
+                            skipped.push(msg);
+                        }
                         Err(e) => {
                             let msg = format!("{app} {} on {}: {e}", variant.name(), input.name);
                             progress(&format!("[{done}/{total}] FAILED {msg}"));
@@ -257,10 +289,11 @@ pub fn bench_cuda<P: FnMut(&str)>(
             geomeans,
         },
         barrier: progs.device.barrier().name().into(),
-        min_blocks_per_sm: opts.min_blocks_per_sm,
+        min_blocks_per_sm: Some(progs.min_blocks_per_sm),
         block_threads: BLOCK_THREADS,
         prepared,
         failures,
+        skipped,
     })
 }
 

@@ -1,7 +1,8 @@
 // occupant-apps: the CUDA graph applications (bfs, sssp, cc, pagerank, color, mis), one kernel body per
 // phase, wrapped four ways (issue 10, "Variants"):
-//   <app>_step*        one phase per launch, the host loop (multi-kernel) or a replayed CUDA graph
-//                      (graph: pass it = 0xffffffff, the iteration is read from ctl[kIter]),
+//   <app>_step*        one phase per launch, the host loop (multi-kernel), a replayed CUDA graph
+//                      (graph: pass it = 0xffffffff, the iteration is read from ctl[kIter]) or
+//                      the body of a CUDA graph WHILE node (graph-while, -DOCC_APP_GRAPH_WHILE),
 //   <app>_persistent   occ::PersistentKernel: discovery + the device's default barrier,
 //   <app>_occupancy    the occupancy API's grid and the same barrier without discovery,
 //   <app>_cooperative  cuLaunchCooperativeKernel + cooperative_groups grid.sync()
@@ -563,6 +564,29 @@ extern "C" __global__ void pagerank_advance(u32* ctl, const double* l1, u32 max_
   if (threadIdx.x != 0u || blockIdx.x != 0u || ctl[kDone] != 0u) return;
   advance(ctl, max_iterations, l1[ctl[kIter] % 3u] <= tol);
 }
+
+#ifdef OCC_APP_GRAPH_WHILE
+// The graph-while variant (a CUDA graph WHILE conditional node; host: occupant::cuda::WhileGraph):
+// the body is the iteration's phases and one of these, which ends the iteration as app_advance
+// does and sets the node's condition: the body runs again iff the run is not done. Compiled only
+// into the graph-while module (-DOCC_APP_GRAPH_WHILE): cudaGraphSetConditional is resolved by the
+// driver at load, and a driver that could not would fail this module alone.
+#include <graph_while.cuh>
+
+extern "C" __global__ void app_advance_while(u32* ctl, u32 max_iterations,
+                                             occ::GraphCondition cond) {
+  if (threadIdx.x != 0u || blockIdx.x != 0u) return;
+  if (ctl[kDone] == 0u) advance(ctl, max_iterations, ctl[ctl[kIter] % 3u] == 0u);
+  occ::graph_continue(cond, ctl[kDone] == 0u);
+}
+
+extern "C" __global__ void pagerank_advance_while(u32* ctl, const double* l1, u32 max_iterations,
+                                                  double tol, occ::GraphCondition cond) {
+  if (threadIdx.x != 0u || blockIdx.x != 0u) return;
+  if (ctl[kDone] == 0u) advance(ctl, max_iterations, l1[ctl[kIter] % 3u] <= tol);
+  occ::graph_continue(cond, ctl[kDone] == 0u);
+}
+#endif  // OCC_APP_GRAPH_WHILE
 
 #ifndef OCC_APP_HOST_LOOP
 // ---------------------------------------------------------------------------------------------

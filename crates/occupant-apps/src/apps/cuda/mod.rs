@@ -1,8 +1,8 @@
-//! The CUDA applications (issue 10): bfs, sssp (Bellman-Ford), cc, pagerank, color and mis,
-//! each in the five CUDA [`Variant`](crate::apps::Variant)s — multi-kernel, graph,
-//! cooperative, occupancy-api and persistent — over one kernel body per phase
-//! (`graph_apps.cu`). color and mis were added after the H100 measurements: compiled by NVRTC
-//! in CI, not yet run on a GPU.
+//! The CUDA applications (issue 10): bfs, sssp (Bellman-Ford), cc, pagerank, color, mis
+//! (`graph_apps.cu`), bc (`bc.cu`) and sssp-worklist (`sssp_worklist.cu`), each in the CUDA
+//! [`Variant`](crate::apps::Variant)s — multi-kernel, graph, graph-while (a CUDA graph WHILE
+//! conditional node: the loop runs on the device), cooperative, occupancy-api and persistent —
+//! over one kernel body per phase.
 //!
 //! ```no_run
 //! use occupant::cuda::Gpu;
@@ -29,5 +29,7 @@ pub use bench::{
     PreparedInfo, CUDA_INPUTS, CUDA_QUICK_INPUTS,
 };
 pub use device_graph::{DeviceGraph, HeavySplit, CHUNK, DEFAULT_HEAVY_DEGREE};
-pub use programs::{toolkit_include, AppPrograms, GRAPH_APPS_CU};
+pub use programs::{
+    default_min_blocks_per_sm, min_blocks_for, toolkit_include, AppPrograms, GRAPH_APPS_CU,
+};
 pub use runner::{run_cuda, CudaInput, BLOCK_THREADS, CUDA_APPS};

@@ -1,13 +1,24 @@
-//! The compiled CUDA programs of the applications: the host-loop module (no watchdog) and the
-//! device-loop program (persistent, occupancy-API and, with the toolkit headers, cooperative).
+//! The compiled CUDA programs of the applications: the host-loop module (no watchdog), the
+//! graph-while module (the host-loop kernels and the kernels that end a CUDA graph WHILE
+//! node's iteration) and the device-loop program (persistent, occupancy-API and, with the
+//! toolkit headers, cooperative).
 
+use super::runner::BLOCK_THREADS;
 use occupant::cuda::sync::BarrierKind;
-use occupant::cuda::{CompileOptions, Gpu, Module, PersistentProgram};
-use occupant::Result;
+use occupant::cuda::{CompileOptions, DeviceInfo, Gpu, Module, PersistentProgram};
+use occupant::{Error, Result};
 use std::path::PathBuf;
 
-/// The kernels of every application (`graph_apps.cu`).
-pub const GRAPH_APPS_CU: &str = include_str!("graph_apps.cu");
+/// The kernels of every application: `graph_apps.cu` followed by `bc.cu` and
+/// `sssp_worklist.cu` (one program; the later files use the first one's load balancing,
+/// flags and device loop).
+pub const GRAPH_APPS_CU: &str = concat!(
+    include_str!("graph_apps.cu"),
+    "\n",
+    include_str!("bc.cu"),
+    "\n",
+    include_str!("sssp_worklist.cu")
+);
 
 /// The two programs every CUDA variant runs from.
 #[derive(Clone)]
@@ -19,6 +30,44 @@ pub struct AppPrograms {
     pub device: PersistentProgram,
     /// Whether the cooperative kernels were compiled (they need `cooperative_groups.h`).
     pub cooperative: bool,
+    /// The host-loop kernels plus `app_advance_while` / `pagerank_advance_while`
+    /// (`-DOCC_APP_GRAPH_WHILE`, graph-while variant), or why they could not be compiled or
+    /// loaded (the other variants do not need them).
+    pub graph_while: std::result::Result<Module, String>,
+    /// The `__launch_bounds__` minimum of resident blocks per SM the device-loop kernels were
+    /// compiled with (0: none).
+    pub min_blocks_per_sm: u32,
+}
+
+/// The resident blocks per SM the device-loop kernels ask for by default on `info`'s device
+/// ([`min_blocks_for`] of its limits).
+pub fn default_min_blocks_per_sm(info: &DeviceInfo) -> u32 {
+    min_blocks_for(
+        info.max_threads_per_sm,
+        info.max_blocks_per_sm,
+        info.registers_per_sm,
+    )
+}
+
+/// The most blocks of [`BLOCK_THREADS`] threads an SM with these limits holds (threads per SM
+/// / block, at most the blocks-per-SM limit), but no more than leave every thread 32
+/// registers. On an H100: min(2048 / 256, 32, 65536 / (256 · 32)) = 8, the setting the H100
+/// measurements found best (`bench/results/nvidia-h100/apps/min-blocks-per-sm-8/`): without
+/// it, `occ::PersistentKernel`'s live state costs the persistent kernels 6–16 registers and
+/// 2–3 resident blocks per SM.
+///
+/// ```
+/// use occupant_apps::apps::cuda::min_blocks_for;
+/// assert_eq!(min_blocks_for(2048, 32, 65536), 8); // H100, H200
+/// assert_eq!(min_blocks_for(1536, 16, 65536), 6); // sm_86
+/// assert_eq!(min_blocks_for(2048, 32, 32768), 4);
+/// ```
+pub fn min_blocks_for(threads_per_sm: u32, blocks_per_sm: u32, registers_per_sm: u32) -> u32 {
+    let threads = BLOCK_THREADS as u32;
+    (threads_per_sm / threads)
+        .min(blocks_per_sm)
+        .min(registers_per_sm / (threads * 32))
+        .max(1)
 }
 
 /// The CUDA toolkit's include folder holding `cooperative_groups.h` (`$CUDA_HOME`,
@@ -43,9 +92,10 @@ impl AppPrograms {
         Self::compile_with(gpu, barrier, None)
     }
 
-    /// The same; with `min_blocks_per_sm`, the device-loop kernels are compiled with
-    /// `__launch_bounds__(256, min_blocks_per_sm)` (`-DOCC_APP_MIN_BLOCKS`), which caps their
-    /// registers so that that many blocks fit on an SM.
+    /// The same; the device-loop kernels are compiled with `__launch_bounds__(256, k)`
+    /// (`-DOCC_APP_MIN_BLOCKS=k`), which caps their registers so that k blocks fit on an SM:
+    /// k = `min_blocks_per_sm`, or [`default_min_blocks_per_sm`] when None; `Some(0)` compiles
+    /// them without launch bounds.
     pub fn compile_with(
         gpu: &Gpu,
         barrier: Option<BarrierKind>,
@@ -56,9 +106,19 @@ impl AppPrograms {
             GRAPH_APPS_CU,
             &CompileOptions::default().option("-DOCC_APP_HOST_LOOP"),
         )?;
+        let graph_while = gpu
+            .compile(
+                "graph_apps.cu[graph-while]",
+                GRAPH_APPS_CU,
+                &CompileOptions::default()
+                    .option("-DOCC_APP_HOST_LOOP")
+                    .option("-DOCC_APP_GRAPH_WHILE"),
+            )
+            .map_err(|e| e.to_string());
+        let min_blocks = min_blocks_per_sm.unwrap_or_else(|| default_min_blocks_per_sm(gpu.info()));
         let mut opts = CompileOptions::default();
-        if let Some(k) = min_blocks_per_sm {
-            opts = opts.option(format!("-DOCC_APP_MIN_BLOCKS={k}"));
+        if min_blocks > 0 {
+            opts = opts.option(format!("-DOCC_APP_MIN_BLOCKS={min_blocks}"));
         }
         let inc = toolkit_include();
         if let Some(inc) = &inc {
@@ -83,6 +143,15 @@ impl AppPrograms {
             host,
             device,
             cooperative: inc.is_some(),
+            graph_while,
+            min_blocks_per_sm: min_blocks,
+        })
+    }
+
+    /// The graph-while module, or [`Error::NoDevice`] saying why there is none.
+    pub fn graph_while(&self) -> Result<&Module> {
+        self.graph_while.as_ref().map_err(|e| Error::NoDevice {
+            reason: format!("the graph-while kernels could not be compiled or loaded: {e}"),
         })
     }
 }

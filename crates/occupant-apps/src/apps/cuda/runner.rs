@@ -9,6 +9,9 @@ use occupant::cuda::{Arg, DeviceBuffer, Gpu, LaunchConfig, LaunchMode, PinnedSca
 use occupant::{Error, Result};
 use std::time::Instant;
 
+mod bc;
+mod worklist;
+
 /// Threads per block of every CUDA application kernel.
 pub const BLOCK_THREADS: usize = 256;
 
@@ -23,14 +26,17 @@ const CTL_WORDS: usize = 64;
 const GRAPH_UNROLL: usize = 8;
 const GRAPH_MAX_BATCH: u64 = 16;
 
-/// The CUDA applications ported so far.
-pub const CUDA_APPS: [AppKind; 6] = [
+/// The CUDA applications (every [`AppKind`]; bc and sssp-worklist live in `bc.cu` and
+/// `sssp_worklist.cu`).
+pub const CUDA_APPS: [AppKind; 8] = [
     AppKind::Bfs,
     AppKind::Sssp,
     AppKind::Cc,
     AppKind::PageRank,
     AppKind::Color,
     AppKind::Mis,
+    AppKind::Bc,
+    AppKind::SsspWorklist,
 ];
 
 /// Per-application device state, allocated once per input and re-initialised before each run
@@ -73,6 +79,8 @@ enum State {
         damping: f64,
         tolerance: f64,
     },
+    Bc(bc::BcState),
+    Worklist(worklist::WorklistState),
 }
 
 /// One application's input on the GPU: the graph it runs on (the input, its undirected
@@ -202,11 +210,13 @@ impl CudaInput {
                     },
                 )
             }
-            other => {
-                return Err(Error::Input(format!(
-                    "{other} is not ported to the CUDA backend yet (ported: {})",
-                    CUDA_APPS.map(AppKind::name).join(", ")
-                )))
+            AppKind::Bc => {
+                let (dg, st) = bc::BcState::prepare(gpu, g, p)?;
+                (dg, State::Bc(st))
+            }
+            AppKind::SsspWorklist => {
+                let (dg, st) = worklist::WorklistState::prepare(gpu, g, p)?;
+                (dg, State::Worklist(st))
             }
         };
         Ok(CudaInput {
@@ -278,6 +288,8 @@ impl CudaInput {
                 acc.zero()?;
                 l1.zero()?;
             }
+            State::Bc(st) => st.reset()?,
+            State::Worklist(st) => st.reset()?,
         }
         self.ctl.zero()?;
         self.gpu.synchronize()
@@ -291,6 +303,8 @@ impl CudaInput {
             AppKind::Cc => "cc",
             AppKind::Color => "color",
             AppKind::Mis => "mis",
+            AppKind::Bc => "bc",
+            AppKind::SsspWorklist => "sssp_worklist",
             _ => "pagerank",
         }
     }
@@ -303,6 +317,8 @@ impl CudaInput {
             AppKind::Cc => vec!["cc_step"],
             AppKind::Color => vec!["color_step0", "color_step1"],
             AppKind::Mis => vec!["mis_step0", "mis_step1", "mis_step2"],
+            AppKind::Bc => vec!["bc_step"],
+            AppKind::SsspWorklist => vec!["sssp_worklist_step"],
             _ if self.graph.heavy_vertices() == 0 => vec!["pagerank_step0"],
             _ => vec!["pagerank_step0", "pagerank_step1"],
         }
@@ -310,15 +326,17 @@ impl CudaInput {
 
     /// The most iterations a run may take: max_iterations for pagerank, n + 2 for the others
     /// (they converge within n + 1).
-    fn bound(&self) -> u32 {
+    pub(crate) fn bound(&self) -> u32 {
         match self.app {
             AppKind::PageRank => self.params.max_iterations.max(1),
+            // Forward to the deepest level F < n, then F backward steps.
+            AppKind::Bc => self.input_vertices.saturating_mul(2).saturating_add(2),
             _ => self.input_vertices.saturating_add(2),
         }
     }
 
     /// Kernel arguments: the graph, the state, ctl, `it` (or max_iterations), the scalars.
-    fn args(&self, it: u32) -> Vec<Arg<'_>> {
+    pub(crate) fn args(&self, it: u32) -> Vec<Arg<'_>> {
         let mut a = self.graph.args();
         let mut tail = Vec::new();
         match &self.state {
@@ -358,6 +376,8 @@ impl CudaInput {
                 ]);
                 tail.extend([Arg::from(*base), Arg::from(*damping), Arg::from(*tolerance)]);
             }
+            State::Bc(st) => st.args(&mut a),
+            State::Worklist(st) => st.args(&mut a),
         }
         a.push(Arg::from(&self.ctl));
         a.push(Arg::from(it));
@@ -366,7 +386,7 @@ impl CudaInput {
     }
 
     /// The result, read back.
-    fn output(&self) -> Result<AppOutput> {
+    pub(crate) fn output(&self) -> Result<AppOutput> {
         let n = self.input_vertices as usize;
         fn take<T>(mut v: Vec<T>, n: usize) -> Vec<T> {
             v.truncate(n);
@@ -386,6 +406,8 @@ impl CudaInput {
                     .map(|s| s == 1)
                     .collect(),
             ),
+            State::Bc(st) => st.output(n)?,
+            State::Worklist(st) => st.output(n)?,
         })
     }
 
@@ -404,8 +426,12 @@ impl CudaInput {
             (0, 0.0)
         } else {
             match variant {
+                Variant::CudaMultiKernel if self.app == AppKind::SsspWorklist => {
+                    worklist::multi_kernel(self, progs)?
+                }
                 Variant::CudaMultiKernel => self.multi_kernel(progs)?,
                 Variant::CudaGraph => self.graph_replay(progs)?,
+                Variant::CudaGraphWhile => self.graph_while(progs)?,
                 _ => {
                     let (it, s, p) = self.device_loop(progs, variant)?;
                     participants = p;
@@ -485,18 +511,7 @@ impl CudaInput {
         let kernels = self.step_kernels();
         let bound = self.bound();
         let args = self.args(u32::MAX);
-        let (adv_kernel, adv) = match &self.state {
-            State::PageRank { l1, tolerance, .. } => (
-                "pagerank_advance",
-                vec![
-                    Arg::from(&self.ctl),
-                    Arg::from(l1),
-                    Arg::from(bound),
-                    Arg::from(*tolerance),
-                ],
-            ),
-            _ => ("app_advance", vec![Arg::from(&self.ctl), Arg::from(bound)]),
-        };
+        let (adv_kernel, adv) = self.advance_args(false);
         let graph = self.gpu.capture(|| {
             for _ in 0..GRAPH_UNROLL {
                 for k in &kernels {
@@ -527,6 +542,69 @@ impl CudaInput {
             batch = (batch * 2).min(GRAPH_MAX_BATCH);
         }
         let secs = t0.elapsed().as_secs_f64();
+        Ok((self.flag.read(&self.ctl, K_ITERS)?, secs))
+    }
+
+    /// The kernel ending an iteration of the graph variants (`app_advance` /
+    /// `pagerank_advance`; with `while_node`, the `_while` kernel that also sets the WHILE
+    /// node's condition — its handle is the last argument, added by the caller) and its
+    /// arguments.
+    fn advance_args(&self, while_node: bool) -> (&'static str, Vec<Arg<'_>>) {
+        let bound = self.bound();
+        match &self.state {
+            State::PageRank { l1, tolerance, .. } => (
+                if while_node {
+                    "pagerank_advance_while"
+                } else {
+                    "pagerank_advance"
+                },
+                vec![
+                    Arg::from(&self.ctl),
+                    Arg::from(l1),
+                    Arg::from(bound),
+                    Arg::from(*tolerance),
+                ],
+            ),
+            _ => (
+                if while_node {
+                    "app_advance_while"
+                } else {
+                    "app_advance"
+                },
+                vec![Arg::from(&self.ctl), Arg::from(bound)],
+            ),
+        }
+    }
+
+    /// The loop body (phases + the `_while` advance kernel, which sets the condition) captured
+    /// once as the body of a CUDA graph WHILE node ([`occupant::cuda::WhileGraph`]) and
+    /// launched once: the device repeats it until the run is done, with no host round trip.
+    /// The loop ends by construction: the advance kernel clears the condition at the bound.
+    fn graph_while(&self, progs: &AppPrograms) -> Result<(u32, f64)> {
+        let module = progs.graph_while()?;
+        let tiles = self.input_vertices.div_ceil(32) as usize;
+        let blocks = tiles.div_ceil(BLOCK_THREADS / 32).max(1);
+        let cfg = LaunchConfig::plain(blocks, BLOCK_THREADS);
+        let kernels = self.step_kernels();
+        let args = self.args(u32::MAX);
+        let (adv_kernel, mut adv) = self.advance_args(true);
+        let graph = self.gpu.capture_while(|cond| {
+            adv.push(Arg::from(cond.raw()));
+            for k in &kernels {
+                module.enqueue(k, &cfg, &args)?;
+            }
+            module.enqueue(adv_kernel, &LaunchConfig::plain(1, 32), &adv)?;
+            Ok(())
+        })?;
+        let t0 = Instant::now();
+        graph.launch()?;
+        self.gpu.synchronize()?;
+        let secs = t0.elapsed().as_secs_f64();
+        if self.flag.read(&self.ctl, K_DONE)? == 0 {
+            return Err(Error::Input(
+                "graph-while variant: the loop ended before the run was done".into(),
+            ));
+        }
         Ok((self.flag.read(&self.ctl, K_ITERS)?, secs))
     }
 

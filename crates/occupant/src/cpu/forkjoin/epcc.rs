@@ -5,7 +5,6 @@ use super::{run, Team};
 use crate::cpu::{ExecModel, Executor, GlobalBuffer, Launch};
 use crate::model::forkjoin::{overheads, EpccConfig, EpccRow, RawRound};
 use crate::{Error, NDRange, Result};
-use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 fn delay(d: Duration) {
@@ -68,8 +67,9 @@ pub fn epcc(cfg: &EpccConfig) -> Result<Vec<EpccRow>> {
                         });
                         stop(2);
                         for _ in 0..reps {
+                            // `parallel for`: the join is the loop's only barrier.
                             m.parallel(w, |t| {
-                                t.for_static(0, t.num_threads() as i64, |_| delay(d))
+                                t.for_static_nowait(0, t.num_threads() as i64, |_| delay(d))
                             });
                         }
                         stop(3);
@@ -86,16 +86,16 @@ pub fn epcc(cfg: &EpccConfig) -> Result<Vec<EpccRow>> {
                             }
                         });
                         stop(5);
-                        let total = Cell::new(0usize);
+                        let mut total = 0usize;
                         for _ in 0..reps {
-                            m.parallel(w, |t| {
+                            // `parallel reduction(+: s)`: folded at the join.
+                            total += m.parallel_sum(w, |_| {
                                 delay(d);
-                                let s = t.reduce_sum(1u32);
-                                t.master(|| total.set(total.get() + s as usize));
-                            });
+                                1u32
+                            }) as usize;
                         }
                         stop(6);
-                        assert_eq!(total.get(), reps * w, "the reduction construct's sum");
+                        assert_eq!(total, reps * w, "the reduction construct's sum");
                     }
                 });
             },

@@ -154,6 +154,41 @@ impl<'a> Master<'a> {
         }
     }
 
+    /// `parallel reduction(+: x)`: forks a region whose body returns each thread's value and
+    /// returns their sum (the CUDA twin folds each warp's lanes, then the master folds the
+    /// warps' partials after the join: no barrier besides fork and join).
+    pub fn parallel_sum<T: Word>(&self, num_threads: usize, body: impl Fn(&Thread<'_>) -> T) -> T {
+        self.parallel_reduce(num_threads, body, |a, b| a + b)
+    }
+
+    /// `parallel reduction(min: x)`: the smallest value the region's threads return.
+    pub fn parallel_min<T: Word>(&self, num_threads: usize, body: impl Fn(&Thread<'_>) -> T) -> T {
+        self.parallel_reduce(num_threads, body, |a, b| if b < a { b } else { a })
+    }
+
+    /// `parallel reduction(max: x)`: the largest value the region's threads return.
+    pub fn parallel_max<T: Word>(&self, num_threads: usize, body: impl Fn(&Thread<'_>) -> T) -> T {
+        self.parallel_reduce(num_threads, body, |a, b| if a < b { b } else { a })
+    }
+
+    /// A region whose threads each return a value, folded with the associative, commutative
+    /// `op` after the join (what [`parallel_sum`](Self::parallel_sum) and its siblings do).
+    pub fn parallel_reduce<T: Word>(
+        &self,
+        num_threads: usize,
+        body: impl Fn(&Thread<'_>) -> T,
+        op: impl Fn(T, T) -> T,
+    ) -> T {
+        let n = num_threads.clamp(1, self.team.workers.get().max(1));
+        let slots: Vec<Cell<u64>> = (0..n).map(|_| Cell::new(0)).collect();
+        self.parallel(n, |t| slots[t.thread_num()].set(body(t).to_word()));
+        let mut r = T::from_word(slots[0].get());
+        for s in &slots[1..] {
+            r = op(r, T::from_word(s.get()));
+        }
+        r
+    }
+
     /// The `if` clause: when `cond` is false the master runs `body` itself as a team of one
     /// (no fork, no join: the cheap path for small trip counts); otherwise
     /// [`parallel`](Self::parallel).

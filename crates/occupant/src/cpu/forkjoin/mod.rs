@@ -6,9 +6,10 @@
 //! master "warp", whose first work-item runs the serial code (the other 31 take no part); the
 //! first `32 * W` are the worker pool. [`Master::parallel`]`(n, body)` runs `body` on workers
 //! `0..n` and returns after all of them finished it (the implicit barrier at the end of a
-//! region). Inside a region, [`Thread`] gives the user barrier, worksharing loops (static,
-//! chunked, dynamic), reductions, `single` and `master`; a nested `parallel` runs serially in
-//! the calling thread. Variables of the serial code are shared with the region by reference
+//! region); [`Master::parallel_sum`] (and `_min`, `_max`, `parallel_reduce`) fold the values the
+//! region's threads return (OpenMP's `parallel reduction`). Inside a region, [`Thread`] gives
+//! the user barrier, worksharing loops (static, chunked, dynamic), reductions, `single` and
+//! `master`; a nested `parallel` runs serially in the calling thread. Variables of the serial code are shared with the region by reference
 //! (local memory is made of `Cell`s: a group runs on one thread) or through the data-sharing
 //! stack ([`Master::push`]), which spills from local memory to a global area when full.
 //!

@@ -44,7 +44,7 @@
 //! | --- | --- | --- |
 //! | discovery | quiescent ([`QuiescentDiscovery`]), seed 001's over any [`MutexKind`] with a delay ([`LockedDiscovery`]) | quiescent, with the executor's occupancy hint |
 //! | barrier | [`XfBarrier`], [`AtomicBarrier`], [`TreeBarrier`] | XF; per shape: [`Barrier::with_default_kind_for`] |
-//! | mutex | spin, spin+backoff ([`SpinMutex`]), ticket, ticket+backoff ([`TicketMutex`]), cohort ([`CohortMutex`]) | ticket; per shape: [`Mutex::with_default_kind_for`] |
+//! | mutex | spin, spin+backoff ([`SpinMutex`]), ticket, ticket+backoff ([`TicketMutex`]), cohort ([`CohortMutex`]); MCS cohort, plain and lazy ([`McsCohortMutex`], the GPU's cluster-cohort twin, not in [`MutexKind`]: it needs each caller's cohort and member) | ticket; per shape: [`Mutex::with_default_kind_for`] |
 //! | semaphore | spin, spin+backoff ([`SpinSemaphore`]), sleeping ([`SleepingSemaphore`]) | sleeping |
 
 pub mod atomic;
@@ -58,6 +58,7 @@ mod discovery_recall;
 mod environment;
 mod group_ops;
 mod locked_discovery;
+mod mcs_cohort_mutex;
 mod mutex;
 mod quiescent_discovery;
 mod replica_barrier;
@@ -80,6 +81,7 @@ pub use discovery_kind::DiscoveryKind;
 pub use discovery_recall::{measure_discovery, DiscoveryRun};
 pub use environment::Participation;
 pub use locked_discovery::LockedDiscovery;
+pub use mcs_cohort_mutex::{McsCohortMutex, MCS_COHORT_PASSES};
 pub use mutex::{Mutex, MutexKind, RawMutex};
 pub use quiescent_discovery::QuiescentDiscovery;
 pub use replica_barrier::{LeanBarrier, RelayBarrier, ReplicaBarrier};

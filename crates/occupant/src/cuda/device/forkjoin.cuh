@@ -4,31 +4,40 @@
 //
 // A block of 32 * (W + 1) threads (1 <= W <= 31) is split into W worker warps and one master
 // warp, the last. Lane 0 of the master warp runs the serial code; the other 31 lanes of the
-// master warp leave at once (the seed's requirement: a named barrier counts a warp when all its
-// non-exited threads arrive). The worker warps wait in a pool on named barrier 0. When the
-// master reaches a parallel region it writes the region's id and payload into shared memory and
-// syncs on barrier 0 (the pool is already there, so it hardly waits), which releases the pool;
+// master warp follow it through every fork and join barrier (they run no user code), so each
+// named barrier's thread count equals the threads that arrive at it (no exited thread is
+// counted: what compute-sanitizer racecheck's model of a named barrier needs). The worker warps
+// wait in a pool on named barrier 0. When the master reaches a parallel region it writes the
+// fork descriptor (one 16-byte store) and the region object (16-byte stores) into one of two
+// descriptor slots in shared memory and syncs on barrier 0 (the pool is already there), which
+// releases the pool; every worker loads the whole slot in one round of 16-byte shared loads,
 // the warps that the region needs run it, the others go straight back to the pool. At the end
-// of the region the active warps sync on barrier 1 (the join) with the master: only the warps
-// actually used take part in it. Every hand-off is a barrier.sync on both sides (no
-// arrive->sync pairs), so compute-sanitizer racecheck sees the ordering.
+// of the region the active warps sync on barrier 1 (the join) with the master warp. A region
+// costs the master two barrier.sync and a few shared stores; a worker one barrier.sync, one
+// round of shared loads and the join. Every hand-off is a barrier.sync on both sides.
 //
 //   named barrier  participants                      used for
 //   -------------  --------------------------------  -------------------------------------------
 //   0 (POOL)       every warp of the block            fork (and termination)
-//   1 (JOIN)       the active warps + master          implicit barrier at the end of a region
+//   1 (JOIN)       the active warps + master warp     implicit barrier at the end of a region
 //   2 (TEAM)       the active warps                   user barrier, for/single/reduction barriers
 //
 // Regions are C++ callables (struct with `operator()(occ::fj::Thread&)`, or a lambda whose type
-// is named with decltype) listed as template arguments of occ::fj::run; the master's
-// `m.parallel(n, body)` copies `body` (its captured values) onto the team's data-sharing stack
-// and publishes the index of its type in the list: the workers dispatch on that small id with a
-// switch over the list (direct, inlinable calls; no function pointer on the hot path), call the
-// copy, and after the join the master copies it back, so members written in the region are
-// seen by the serial code ("values shared in and out").
+// is named with decltype) listed as template arguments of occ::fj::run; the workers dispatch on
+// the index of the region's type in that list with a switch (direct, inlinable calls; no
+// function pointer on the hot path). Data sharing follows the callable's constness:
+// - a region whose operator() is const (every non-mutable lambda) cannot change its members:
+//   each worker gets its own copy of them in registers, loaded with the descriptor (OpenMP's
+//   firstprivate; what a by-value capture means), and nothing is copied back;
+// - a region whose operator() is not const shares its members: the threads run on one copy in
+//   shared memory (atomics on members are legal), and after the join the master copies it back
+//   into `body`, so members written in the region are seen by the serial code.
+// A region object of up to INLINE_BYTES travels inside the descriptor slot; a larger one goes
+// on the data-sharing stack (shared memory, then the global spill area), the slot holding its
+// address. Regions must be trivially copyable.
 //
 //   #include <occupant.cuh>
-//   struct Scale {                       // a region: its members are the shared variables
+//   struct Scale {                       // a region: its members are shared variables
 //     float* x; float a; int n; float sum;
 //     __device__ void operator()(occ::fj::Thread& t) {
 //       float s = 0.f;
@@ -37,14 +46,22 @@
 //       t.master([&] { sum = s; });                                   // written back to serial
 //     }
 //   };
+//   struct Dot {                         // a const region returning a value per thread
+//     const float* x; int n;
+//     __device__ float operator()(occ::fj::Thread& t) const {
+//       float s = 0.f;
+//       t.for_static_nowait(0, n, [&](int i) { s += x[i] * x[i]; });  // the join is the barrier
+//       return s;
+//     }
+//   };
 //   extern "C" __global__ void k(float* x, int n, float* out) {
 //     __shared__ occ::fj::Team team;
 //     __shared__ alignas(16) unsigned char stack[1024];
 //     team.setup(stack, sizeof stack, nullptr, 0);                   // no global spill area
-//     occ::fj::run<Scale>(team, [&](occ::fj::Master<Scale>& m) {      // serial code: one thread
+//     occ::fj::run<Scale, Dot>(team, [&](occ::fj::Master<Scale, Dot>& m) {  // serial code
 //       Scale r{x, 2.0f, n, 0.f};
 //       m.parallel(m.max_threads(), r);                               // fork ... join
-//       out[blockIdx.x] = r.sum;
+//       out[blockIdx.x] = r.sum + m.parallel_sum(m.max_threads(), Dot{x, n});
 //     });
 //   }
 //
@@ -55,10 +72,14 @@
 // every thread gets the result), single(f) (thread 0 runs f, then a barrier), master(f) (thread
 // 0, no barrier), parallel(n, body) (nested: runs serially in the calling thread with a team of
 // one, as OpenMP's default). On occ::fj::Master (serial code): parallel(n, body),
-// parallel_if(cond, n, body) (the OpenMP `if` clause: when false the master runs the body
-// itself as a team of one - no fork, for small trip counts), push<T>(count) / mark() /
-// release(mark) (the data-sharing stack: shared memory first, the global spill area when full),
-// max_threads(), spilled_bytes().
+// parallel_sum/min/max(n, body) (OpenMP's `parallel reduction(op: x)`: body returns each
+// thread's value; each warp folds its lanes with shuffles into one shared slot, and the master
+// folds the slots after the join - no barrier besides fork and join), parallel_if(cond, n,
+// body) (the OpenMP `if` clause: when false the master runs the body itself as a team of one -
+// no fork, for small trip counts), push<T>(count) / mark() / release(mark) (the data-sharing
+// stack: shared memory first, the global spill area when full), max_threads(),
+// spilled_bytes(). `parallel for` is a region whose body is a *_nowait loop: the join is the
+// loop's implicit barrier (OpenMP's combined construct has one barrier, at its end).
 //
 // Debug mode: define OCC_FJ_DEBUG 1 before including. The team barrier becomes a software
 // barrier in shared memory whose waits go through occ::wait_until (a thread that never arrives
@@ -85,9 +106,17 @@ enum : unsigned { POOL_BARRIER = 0u, JOIN_BARRIER = 1u, TEAM_BARRIER = 2u };
 /// Most worker warps in a team (a block of 1024 threads: 31 workers + the master warp).
 enum : unsigned { MAX_WORKER_WARPS = 31u, WARP = 32u };
 
+/// Bytes of a region object that travel inside the fork descriptor (a larger one goes on the
+/// data-sharing stack).
+enum : unsigned { INLINE_BYTES = 64u };
+
+/// What the join does with the values a region's threads return (parallel_sum/min/max).
+enum : unsigned { RED_NONE = 0u, RED_SUM = 1u, RED_MIN = 2u, RED_MAX = 3u };
+
 /// `barrier.sync id, threads` (non-aligned: threads of a warp may arrive from different places;
 /// a warp counts when all its non-exited threads arrived). Also a memory fence among the
-/// participants (the PTX memory model: arrive/sync synchronise with sync).
+/// participants (the PTX memory model: a barrier.sync synchronises its participants, so their
+/// shared and global accesses before it happen before those after it - no extra fence).
 __device__ __forceinline__ void named_sync(unsigned id, unsigned threads) {
   asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
@@ -102,18 +131,21 @@ __device__ __forceinline__ long long cycles() { return clock64(); }
 
 /// The team's shared state. Declare it `__shared__` in the kernel and call setup() before run().
 struct Team {
-  // Published by the master before a fork (read by the workers after barrier 0), in slot
-  // (fork number & 1): a warp that the region does not need reads its slot after barrier 0 and
-  // goes back to the pool without joining, so the master may already be writing the next
-  // fork's descriptor meanwhile - into the other slot. It cannot get two forks ahead: the next
-  // fork's barrier 0 waits for that warp.
-  struct Descriptor {
-    unsigned region;        // 1 + index of the region type; 0 terminates the pool
-    unsigned nthreads;      // threads of the region
-    unsigned active_warps;  // ceil(nthreads / 32)
-    unsigned gen;           // forks so far, this one included
-    void* payload;          // the region object, on the data-sharing stack
-  } desc[2];
+  /// A fork descriptor. The master writes slot (fork number & 1) before a fork; the workers
+  /// read it after barrier 0. A warp that the region does not need reads its slot and goes
+  /// back to the pool without joining, so the master may already be writing the next fork's
+  /// slot meanwhile - the other one. It cannot get two forks ahead: the next fork's barrier 0
+  /// waits for that warp.
+  struct alignas(16) Slot {
+    /// x: (reduction << 16) | (1 + index of the region type), 0 terminates the pool;
+    /// y: threads of the region; z, w: the region object's address when it is on the stack
+    /// (low, high word), 0 when it is inline in `body`.
+    uint4 head;
+    uint4 body[INLINE_BYTES / 16u];  // the region object, when it fits
+  } slot[2];
+  /// Per-warp partials of parallel_sum/min/max (lane 0 of each active warp writes its warp's,
+  /// the master folds them after the join).
+  unsigned long long part[MAX_WORKER_WARPS + 1u];
   unsigned gen;             // forks before the serial code (the Master counts in a register)
   // Worksharing / reductions inside a region.
   unsigned long long ending;        // (gen << 32) | index of the last team barrier of region gen
@@ -150,6 +182,87 @@ __device__ __noinline__ void fail(Team& team) {
   expire(ForkJoin);
 }
 
+/// `parallel_sum`'s operator (also usable with Thread::reduce).
+struct Sum {
+  enum : unsigned { id = RED_SUM };
+  template <class T>
+  __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+/// `parallel_min`'s operator.
+struct Min {
+  enum : unsigned { id = RED_MIN };
+  template <class T>
+  __device__ __forceinline__ T operator()(T a, T b) const { return b < a ? b : a; }
+};
+/// `parallel_max`'s operator.
+struct Max {
+  enum : unsigned { id = RED_MAX };
+  template <class T>
+  __device__ __forceinline__ T operator()(T a, T b) const { return a < b ? b : a; }
+};
+namespace detail {
+
+template <class T>
+struct IsInt32 {
+  static constexpr bool value = false;
+};
+template <>
+struct IsInt32<int> {
+  static constexpr bool value = true;
+};
+template <>
+struct IsInt32<unsigned> {
+  static constexpr bool value = true;
+};
+
+/// The reduction an operator is (RED_NONE for a user's operator).
+template <class Op>
+struct OpId {
+  static constexpr unsigned value = RED_NONE;
+};
+template <>
+struct OpId<Sum> {
+  static constexpr unsigned value = RED_SUM;
+};
+template <>
+struct OpId<Min> {
+  static constexpr unsigned value = RED_MIN;
+};
+template <>
+struct OpId<Max> {
+  static constexpr unsigned value = RED_MAX;
+};
+
+/// Folds v over the first `in_warp` lanes of the calling warp with `op`; lane 0 holds the
+/// result (every lane, for a whole warp). A whole warp of 32-bit integers uses one redux.sync
+/// (sm_80+); other whole warps a butterfly of full-mask shuffles; a partial warp shuffles
+/// under the mask of its active lanes.
+template <class Op, class T>
+__device__ __forceinline__ T warp_fold(Op op, T v, unsigned lane, unsigned in_warp) {
+  if (in_warp == 32u) {
+    if constexpr (IsInt32<T>::value && OpId<Op>::value == RED_SUM) {
+      return (T)__reduce_add_sync(0xffffffffu, v);
+    } else if constexpr (IsInt32<T>::value && OpId<Op>::value == RED_MIN) {
+      return (T)__reduce_min_sync(0xffffffffu, v);
+    } else if constexpr (IsInt32<T>::value && OpId<Op>::value == RED_MAX) {
+      return (T)__reduce_max_sync(0xffffffffu, v);
+    } else {
+#pragma unroll
+      for (unsigned d = 16u; d >= 1u; d >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, d));
+      return v;
+    }
+  }
+  const unsigned mask = (1u << in_warp) - 1u;
+#pragma unroll
+  for (unsigned d = 16u; d >= 1u; d >>= 1) {
+    const T o = __shfl_down_sync(mask, v, d);
+    if (lane + d < in_warp) v = op(v, o);
+  }
+  return v;
+}
+
+}  // namespace detail
+
 /// One thread of a parallel region (or the team of one of a serialised region).
 class Thread {
  public:
@@ -165,6 +278,9 @@ class Thread {
   __device__ __forceinline__ unsigned level() const { return level_; }
   /// Barriers this thread passed in the region (the debug mode compares them at the join).
   __device__ __forceinline__ unsigned barriers_passed() const { return bars_; }
+  /// Dynamic worksharing loops this thread ran in the region (the runtime resets the counter
+  /// the last one used, after the region).
+  __device__ __forceinline__ unsigned dynamic_loops() const { return loops_; }
 
   /// User barrier: named barrier 2 over the region's active warps only.
   __device__ __forceinline__ void barrier() {
@@ -189,6 +305,11 @@ class Thread {
   __device__ __forceinline__ void for_static_nowait(long long lo, long long hi, F&& f) {
     if (hi <= lo) return;
     const long long count = hi - lo;
+    if (count <= (long long)n_) {
+      // At most one iteration per thread (no division): thread i runs iteration i.
+      if ((long long)tid_ < count) f(lo + (long long)tid_);
+      return;
+    }
     if (count <= 0x7fffffffLL) {
       // 32-bit bounds: a 64-bit division is a long emulated sequence on the GPU.
       const unsigned c = (unsigned)count;
@@ -232,8 +353,10 @@ class Thread {
       return;
     }
     const unsigned k = loops_++ & 1u;
-    // Counter k^1 was last used by the loop before this one, which every thread has left
-    // (its end barrier); the next loop uses it (after this loop's end barrier). One writer.
+    // Both counters are 0 when a region starts (thread 0 resets the one the region's last
+    // dynamic loop used, after that loop's barrier: detail::worker_loop). Counter k^1 was last
+    // used by the loop before this one, which every thread has left (its end barrier); the
+    // next loop uses it (after this loop's end barrier). One writer.
     if (tid_ == 0u) team_.dyn_next[k ^ 1u] = 0ull;
     for (;;) {
       const unsigned long long got =
@@ -266,17 +389,17 @@ class Thread {
   /// Sum of v over the region's threads; every thread gets the result (one team barrier).
   template <class T>
   __device__ __forceinline__ T reduce_sum(T v) {
-    return reduce(v, [](T a, T b) { return a + b; });
+    return reduce(v, Sum());
   }
   /// Minimum of v over the region's threads; every thread gets it.
   template <class T>
   __device__ __forceinline__ T reduce_min(T v) {
-    return reduce(v, [](T a, T b) { return b < a ? b : a; });
+    return reduce(v, Min());
   }
   /// Maximum of v over the region's threads; every thread gets it.
   template <class T>
   __device__ __forceinline__ T reduce_max(T v) {
-    return reduce(v, [](T a, T b) { return a < b ? b : a; });
+    return reduce(v, Max());
   }
 
   /// Reduction with an associative, commutative `op`: shuffles within each warp, the warps'
@@ -290,11 +413,7 @@ class Thread {
     const unsigned lane = tid_ & 31u, warp = tid_ >> 5;
     const unsigned in_warp = (warp + 1u) * 32u <= n_ ? 32u : n_ - warp * 32u;
     const unsigned mask = in_warp == 32u ? 0xffffffffu : (1u << in_warp) - 1u;
-#pragma unroll
-    for (unsigned d = 16u; d >= 1u; d >>= 1) {
-      const T o = __shfl_down_sync(mask, v, d);
-      if (lane + d < in_warp) v = op(v, o);
-    }
+    v = detail::warp_fold(op, v, lane, in_warp);
     const unsigned k = reds_++ & 1u;
     T* slots = reinterpret_cast<T*>(&team_.red[k][0]);
     if (lane == 0u) slots[warp * (8u / sizeof(T))] = v;
@@ -345,19 +464,80 @@ class Thread {
 
 namespace detail {
 
-template <unsigned I, class... Rs>
-struct Dispatch {
-  __device__ static __forceinline__ bool call(unsigned, void*, Thread&) { return false; }
+template <class T>
+__device__ T&& declval() noexcept;
+
+template <class... Ts>
+struct VoidT {
+  typedef void type;
 };
-template <unsigned I, class R, class... Rs>
-struct Dispatch<I, R, Rs...> {
-  __device__ static __forceinline__ bool call(unsigned id, void* p, Thread& t) {
-    if (id == I) {
-      (*static_cast<R*>(p))(t);
-      return true;
-    }
-    return Dispatch<I + 1u, Rs...>::call(id, p, t);
+
+/// Whether `const R&` can be called with a Thread& (a const region: its members cannot change).
+template <class R, class = void>
+struct ConstCall {
+  static constexpr bool value = false;
+};
+template <class R>
+struct ConstCall<R, typename VoidT<decltype(declval<const R&>()(declval<Thread&>()))>::type> {
+  static constexpr bool value = true;
+};
+
+/// What a region's threads return (void, or the value that parallel_sum/min/max fold).
+template <class R>
+struct Result {
+  typedef decltype(declval<R&>()(declval<Thread&>())) type;
+};
+
+template <class T>
+struct IsVoid {
+  static constexpr bool value = false;
+};
+template <>
+struct IsVoid<void> {
+  static constexpr bool value = true;
+};
+
+/// Whether a region object travels inside the descriptor slot.
+template <class R>
+struct Fits {
+  static constexpr bool value = sizeof(R) <= INLINE_BYTES && alignof(R) <= 16u;
+};
+
+/// A region object as 16-byte words (for one-instruction-per-16-bytes copies into and out of
+/// the descriptor slot and into a worker's registers).
+template <class R>
+union Words {
+  uint4 w[(sizeof(R) + 15u) / 16u];
+  R r;
+  __device__ __forceinline__ explicit Words(const R& x) : r(x) {}
+  __device__ __forceinline__ explicit Words(const uint4* src) : w() {
+#pragma unroll
+    for (unsigned i = 0; i < (sizeof(R) + 15u) / 16u; ++i) w[i] = src[i];
   }
+};
+
+/// Copies a region object (regions must be trivially copyable; lambdas have no copy
+/// assignment, hence no `=`).
+template <class R>
+__device__ __forceinline__ void copy_region(R* dst, const R* src) {
+  memcpy(static_cast<void*>(dst), static_cast<const void*>(src), sizeof(R));
+}
+
+template <class T>
+struct Plain {
+  typedef T type;
+};
+template <class T>
+struct Plain<T&> {
+  typedef T type;
+};
+template <class T>
+struct Plain<const T> {
+  typedef T type;
+};
+template <class T>
+struct Plain<const T&> {
+  typedef T type;
 };
 
 template <class A, class B>
@@ -381,29 +561,117 @@ struct IndexOf<T, R, Rs...> {
   static constexpr unsigned value = same ? 0u : 1u + IndexOf<T, Rs...>::value;
 };
 
-/// Copies a region object word by word (regions must be trivially copyable; lambdas have no
-/// copy assignment, hence no `=`).
-template <class R>
-__device__ __forceinline__ void copy_region(R* dst, const R* src) {
-  memcpy(static_cast<void*>(dst), static_cast<const void*>(src), sizeof(R));
+/// A descriptor slot as a worker loaded it: one round of 16-byte shared loads, issued together
+/// right after the fork barrier (volatile asm: not sunk into the branches that use them).
+struct Loaded {
+  uint4 head;
+  uint4 body[INLINE_BYTES / 16u];
+};
+
+__device__ __forceinline__ void load_slot(const Team::Slot& s, Loaded& l) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(&s);
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(l.head.x), "=r"(l.head.y), "=r"(l.head.z), "=r"(l.head.w)
+               : "r"(a));
+#pragma unroll
+  for (unsigned i = 0; i < INLINE_BYTES / 16u; ++i) {
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(l.body[i].x), "=r"(l.body[i].y), "=r"(l.body[i].z), "=r"(l.body[i].w)
+                 : "r"(a + 16u * (i + 1u)));
+  }
 }
 
-template <class T>
-struct Plain {
-  typedef T type;
+/// Folds v over the active lanes of this thread's warp with `op`; lane 0 writes the warp's
+/// partial for the master (read after the join: no barrier of its own).
+template <class Op, class T>
+__device__ __forceinline__ void warp_partial(Team& team, const Thread& t, Op op, T v) {
+  static_assert(sizeof(T) <= 8, "occ::fj reductions take values of at most 8 bytes");
+  const unsigned n = t.num_threads(), tid = t.thread_num();
+  const unsigned lane = tid & 31u, warp = tid >> 5;
+  const unsigned in_warp = (warp + 1u) * 32u <= n ? 32u : n - warp * 32u;
+  v = warp_fold(op, v, lane, in_warp);
+  if (lane == 0u) reinterpret_cast<T*>(team.part)[warp] = v;
+}
+
+/// Calls a region and, for one that returns a value, contributes it to the join's reduction.
+template <class F>
+__device__ __forceinline__ void invoke(Team& team, Thread& t, unsigned red, F& f) {
+  typedef decltype(f(t)) Ret;
+  if constexpr (IsVoid<Ret>::value) {
+    f(t);
+  } else {
+    const Ret v = f(t);
+    if (red == RED_SUM) {
+      warp_partial(team, t, Sum(), v);
+    } else if (red == RED_MIN) {
+      warp_partial(team, t, Min(), v);
+    } else if (red == RED_MAX) {
+      warp_partial(team, t, Max(), v);
+    }
+  }
+}
+
+/// Runs region R from the loaded slot: a const region on a private copy in registers, a
+/// non-const one on the shared copy (inline in the slot, or on the stack).
+template <class R>
+__device__ __forceinline__ void run_region(Team& team, Team::Slot& s, const Loaded& l,
+                                           Thread& t, unsigned red) {
+  if constexpr (Fits<R>::value && ConstCall<R>::value) {
+    const Words<R> u(l.body);
+    invoke(team, t, red, u.r);
+  } else if constexpr (Fits<R>::value) {
+    invoke(team, t, red, *reinterpret_cast<R*>(&s.body[0]));
+  } else {
+    R* p = reinterpret_cast<R*>(((unsigned long long)l.head.w << 32) | l.head.z);
+    if constexpr (ConstCall<R>::value) {
+      invoke(team, t, red, *static_cast<const R*>(p));
+    } else {
+      invoke(team, t, red, *p);
+    }
+  }
+}
+
+template <unsigned I, class... Rs>
+struct Dispatch {
+  __device__ static __forceinline__ bool call(unsigned, unsigned, Team&, Team::Slot&,
+                                              const Loaded&, Thread&) {
+    return false;
+  }
 };
-template <class T>
-struct Plain<T&> {
-  typedef T type;
+template <unsigned I, class R, class... Rs>
+struct Dispatch<I, R, Rs...> {
+  __device__ static __forceinline__ bool call(unsigned id, unsigned red, Team& team,
+                                              Team::Slot& s, const Loaded& l, Thread& t) {
+    if (id == I) {
+      run_region<R>(team, s, l, t, red);
+      return true;
+    }
+    return Dispatch<I + 1u, Rs...>::call(id, red, team, s, l, t);
+  }
 };
-template <class T>
-struct Plain<const T> {
-  typedef T type;
-};
-template <class T>
-struct Plain<const T&> {
-  typedef T type;
-};
+
+/// The master's fold of the warps' partials after the join: blocks of 8 slots loaded together
+/// and folded as a tree (`fill` pads a block: the operator's identity, or a partial for the
+/// idempotent min and max).
+template <class Op, class T>
+__device__ __forceinline__ T fold_partials(const Team& team, unsigned warps, Op op, T fill) {
+  const T* p = reinterpret_cast<const T*>(team.part);
+  T acc = fill;
+#pragma unroll
+  for (unsigned b = 0; b < 32u; b += 8u) {
+    if (b >= warps) break;
+    T v[8];
+#pragma unroll
+    for (unsigned i = 0; i < 8u; ++i) v[i] = b + i < warps ? p[b + i] : fill;
+#pragma unroll
+    for (unsigned h = 4u; h >= 1u; h >>= 1) {
+#pragma unroll
+      for (unsigned i = 0; i < h; ++i) v[i] = op(v[i], v[i + h]);
+    }
+    acc = b == 0u ? v[0] : op(acc, v[0]);
+  }
+  return acc;
+}
 
 }  // namespace detail
 
@@ -456,71 +724,58 @@ class Master {
     spill_sp_ = (unsigned)(m >> 32);
   }
 
-  /// Forks a region of `num_threads` threads (clamped to 1 .. max_threads()) running a copy of
-  /// `body`, waits for its end (the implicit barrier), and copies the region object back into
-  /// `body`. Returns false when the region could not run (the stack was full, or the debug
-  /// mode found an error: then occ_ctl holds a ForkJoin record).
+  /// Forks a region of `num_threads` threads (clamped to 1 .. max_threads()) running `body`
+  /// (see the file comment for how its members are shared), and waits for its end (the
+  /// implicit barrier). Returns false when the region could not run (the stack was full, or the
+  /// debug mode found an error: then occ_ctl holds a ForkJoin record).
   template <class B>
-  __device__ bool parallel(unsigned num_threads, B&& body) {
-    typedef typename detail::Plain<B>::type R;
-    static_assert(detail::IndexOf<R, Regions...>::found,
-                  "occ::fj: this region type is not in occ::fj::run<...>'s list");
-    const unsigned id = 1u + detail::IndexOf<R, Regions...>::value;
-    if (num_threads < 1u) num_threads = 1u;
-    if (num_threads > workers_) num_threads = workers_;
-    const unsigned long long m = mark();
-    R* copy = push<R>(1u);
-    if (copy == nullptr) return false;
-    detail::copy_region(copy, &body);
-    const unsigned warps = (num_threads + 31u) / 32u;
-    const unsigned gen = gen_ + 1u;
-    Team::Descriptor& d = team_.desc[gen & 1u];
-    d.region = id;
-    d.nthreads = num_threads;
-    d.active_warps = warps;
-    d.payload = copy;
-    d.gen = gen;
-    gen_ = gen;
-    team_.dyn_next[0] = 0ull;
-    team_.dyn_next[1] = 0ull;
-#if OCC_FJ_DEBUG
-    team_.dbg_min = 0xffffffffu;
-    team_.dbg_max = 0u;
-    const unsigned errors_before = team_.dbg_errors;
-#endif
-    // Fork: barrier.sync, not arrive. The pool is already waiting (the previous region's warps
-    // went back to it right after the join), so waiting costs the master next to nothing, and
-    // the hand-off is a barrier.sync on both sides, which racecheck recognises.
-    named_sync(POOL_BARRIER, workers_ + WARP);
-    named_sync(JOIN_BARRIER, warps * WARP + WARP);  // join: the active warps only
-    detail::copy_region(&body, copy);
-    release(m);
-#if OCC_FJ_DEBUG
-    if (team_.dbg_min != team_.dbg_max || team_.dbg_errors != errors_before) {
-      fail(team_);
-      return false;
-    }
-#endif
-    return true;
+  __device__ __forceinline__ bool parallel(unsigned num_threads, B&& body) {
+    return fork(num_threads, body, RED_NONE) != 0u;
+  }
+
+  /// `parallel reduction(+: x)`: forks a region whose body returns each thread's value and
+  /// returns their sum (0 when the region could not run). The warps fold their lanes with
+  /// shuffles into one shared slot each; the master folds the slots after the join.
+  template <class B>
+  __device__ __forceinline__ typename detail::Result<typename detail::Plain<B>::type>::type
+  parallel_sum(unsigned num_threads, B&& body) {
+    return reduce_region(num_threads, body, Sum());
+  }
+  /// `parallel reduction(min: x)`: the smallest value the region's threads return.
+  template <class B>
+  __device__ __forceinline__ typename detail::Result<typename detail::Plain<B>::type>::type
+  parallel_min(unsigned num_threads, B&& body) {
+    return reduce_region(num_threads, body, Min());
+  }
+  /// `parallel reduction(max: x)`: the largest value the region's threads return.
+  template <class B>
+  __device__ __forceinline__ typename detail::Result<typename detail::Plain<B>::type>::type
+  parallel_max(unsigned num_threads, B&& body) {
+    return reduce_region(num_threads, body, Max());
   }
 
   /// The `if` clause: when `cond` is false the master runs `body` itself as a team of one
   /// (no fork, no barrier: the cheap path for small trip counts); otherwise parallel().
   template <class B>
   __device__ __forceinline__ bool parallel_if(bool cond, unsigned num_threads, B&& body) {
-    if (cond) return parallel(num_threads, static_cast<B&&>(body));
-    // The same copy in / copy out through the data-sharing stack as a forked region, so the
-    // body sees its members in block-visible memory (atomics on them stay legal).
+    if (cond) return parallel(num_threads, body);
     typedef typename detail::Plain<B>::type R;
-    const unsigned long long m = mark();
-    R* copy = push<R>(1u);
-    if (copy == nullptr) return false;
-    detail::copy_region(copy, &body);
     Thread solo(team_, 0u, 1u, 1u);
-    (*copy)(solo);
-    detail::copy_region(&body, copy);
-    release(m);
-    return true;
+    if constexpr (detail::ConstCall<R>::value) {
+      static_cast<const R&>(body)(solo);  // a const region: the same values as a private copy
+      return true;
+    } else {
+      // The same copy in / copy out through the data-sharing stack as a forked region, so the
+      // body sees its members in block-visible memory (atomics on them stay legal).
+      const unsigned long long m = mark();
+      R* copy = push<R>(1u);
+      if (copy == nullptr) return false;
+      detail::copy_region(copy, &body);
+      (*copy)(solo);
+      detail::copy_region(&body, copy);
+      release(m);
+      return true;
+    }
   }
 
   /// Debug mode: a barrier in serial code is a misuse (recorded); otherwise nothing.
@@ -531,6 +786,76 @@ class Master {
   }
 
  private:
+  template <class B, class Op>
+  __device__ __forceinline__ typename detail::Result<typename detail::Plain<B>::type>::type
+  reduce_region(unsigned num_threads, B& body, Op op) {
+    typedef typename detail::Result<typename detail::Plain<B>::type>::type T;
+    static_assert(!detail::IsVoid<T>::value,
+                  "occ::fj: parallel_sum/min/max need a region whose operator() returns a value");
+    const unsigned warps = fork(num_threads, body, Op::id);
+    if (warps == 0u) return T(0);
+    // After the join every active warp's partial is in team.part (barrier 1 ordered it).
+    const T first = *reinterpret_cast<const T*>(team_.part);
+    return detail::fold_partials(team_, warps, op, Op::id == RED_SUM ? T(0) : first);
+  }
+
+  /// Fork and join; returns the region's warps (0: it could not run).
+  template <class B>
+  __device__ unsigned fork(unsigned num_threads, B& body, unsigned red) {
+    typedef typename detail::Plain<B>::type R;
+    static_assert(detail::IndexOf<R, Regions...>::found,
+                  "occ::fj: this region type is not in occ::fj::run<...>'s list");
+    const unsigned id = 1u + detail::IndexOf<R, Regions...>::value;
+    if (num_threads < 1u) num_threads = 1u;
+    if (num_threads > workers_) num_threads = workers_;
+    const unsigned warps = (num_threads + 31u) / 32u;
+    const unsigned gen = gen_ + 1u;
+    Team::Slot& s = team_.slot[gen & 1u];
+    // Publish: the region object (16-byte stores into the slot, or a copy on the stack), then
+    // the descriptor (one 16-byte store). No fence: barrier 0 orders them for the workers.
+    const unsigned long long m = mark();
+    R* copy = nullptr;
+    if constexpr (detail::Fits<R>::value) {
+      const detail::Words<R> u(body);
+#pragma unroll
+      for (unsigned i = 0; i < (sizeof(R) + 15u) / 16u; ++i) s.body[i] = u.w[i];
+    } else {
+      copy = push<R>(1u);
+      if (copy == nullptr) return 0u;
+      detail::copy_region(copy, &body);
+    }
+    const unsigned long long at = (unsigned long long)copy;
+    s.head = make_uint4(id | (red << 16), num_threads, (unsigned)at, (unsigned)(at >> 32));
+    gen_ = gen;
+#if OCC_FJ_DEBUG
+    team_.dbg_min = 0xffffffffu;
+    team_.dbg_max = 0u;
+    const unsigned errors_before = team_.dbg_errors;
+#endif
+    // Fork: barrier.sync, not arrive. The pool is already waiting (the previous region's warps
+    // went back to it right after the join), so waiting costs the master next to nothing, and
+    // the hand-off is a barrier.sync on both sides.
+    named_sync(POOL_BARRIER, workers_ + WARP);
+    named_sync(JOIN_BARRIER, warps * WARP + WARP);  // join: the active warps + the master warp
+    if constexpr (!detail::ConstCall<R>::value) {
+      // Shared members: copy the region's copy back (a const region cannot have changed).
+      if constexpr (detail::Fits<R>::value) {
+        const detail::Words<R> u(&s.body[0]);
+        detail::copy_region(&body, &u.r);
+      } else {
+        detail::copy_region(&body, copy);
+      }
+    }
+    release(m);
+#if OCC_FJ_DEBUG
+    if (team_.dbg_min != team_.dbg_max || team_.dbg_errors != errors_before) {
+      fail(team_);
+      return 0u;
+    }
+#endif
+    return warps;
+  }
+
   Team& team_;
   unsigned char* stack_;
   unsigned char* spill_;
@@ -545,19 +870,23 @@ __device__ void worker_loop(Team& team, unsigned tid) {
   const unsigned warp = tid >> 5;
   const unsigned pool = blockDim.x;  // (not team.workers: the master may not have written it yet)
   for (unsigned forks = 1u;; ++forks) {
-    named_sync(POOL_BARRIER, pool);  // wait for work (acquires the master's writes)
-    const Team::Descriptor& d = team.desc[forks & 1u];
-    const unsigned id = d.region;
-    if (id == 0u) return;           // termination
-    const unsigned warps = d.active_warps;
-    if (warp >= warps) continue;    // not needed: back to the pool at once
-    const unsigned n = d.nthreads;
-    const unsigned gen = d.gen;
-    void* const payload = d.payload;
-    (void)gen;  // (unused in the debug mode)
+    named_sync(POOL_BARRIER, pool);  // wait for work (orders the master's writes before)
+    Team::Slot& s = team.slot[forks & 1u];
+    Loaded l;
+    load_slot(s, l);
+    const unsigned id = l.head.x & 0xffffu;
+    if (id == 0u) return;            // termination
+    const unsigned n = l.head.y;
+    const unsigned warps = (n + 31u) / 32u;
+    if (warp >= warps) continue;     // not needed: back to the pool at once
     if (tid < n) {
       Thread t(team, tid, n, 1u);
-      const bool known = Dispatch<1u, Regions...>::call(id, payload, t);
+      const bool known = Dispatch<1u, Regions...>::call(id, l.head.x >> 16, team, s, l, t);
+      // The counter of the region's last dynamic loop (every thread left it: its barrier) is
+      // reset for the next region; the join and the next fork order this store before its use.
+      if (tid == 0u && t.dynamic_loops() != 0u) {
+        team.dyn_next[(t.dynamic_loops() - 1u) & 1u] = 0ull;
+      }
 #if OCC_FJ_DEBUG
       if (!known) fail(team);
       atomicMin(&team.dbg_min, t.barriers_passed());
@@ -569,14 +898,14 @@ __device__ void worker_loop(Team& team, unsigned tid) {
       if ((n & 31u) != 0u) {
         // A partial last warp: its idle lanes wait at the team barrier (below) and pass it
         // once per user barrier; tell them the region ended with one more team barrier.
-        // (gen, index of this final barrier): idle lanes compare it with their own count of
-        // passes, so an early look (after a user barrier) cannot mistake it for the end.
-        // (barrier.red.popc would carry this flag without a shared word, but it is illegal
+        // (fork number, index of this final barrier): idle lanes compare it with their own
+        // count of passes, so an early look (after a user barrier) cannot mistake it for the
+        // end. (barrier.red.popc would carry this flag without a shared word, but it is illegal
         // when the threads of a warp reach it from different places - measured on the H100:
         // "illegal instruction", synccheck "divergent threads" - and here they must.)
         if (tid == 0u) {
           const unsigned long long e =
-              ((unsigned long long)gen << 32) | (unsigned long long)(t.barriers_passed() + 1u);
+              ((unsigned long long)forks << 32) | (unsigned long long)(t.barriers_passed() + 1u);
           st_relaxed_cta(&team.ending, e);
         }
         named_sync(TEAM_BARRIER, warps * WARP);
@@ -590,14 +919,26 @@ __device__ void worker_loop(Team& team, unsigned tid) {
       for (unsigned passes = 1u;; ++passes) {
         named_sync(TEAM_BARRIER, warps * WARP);
         const unsigned long long e = ld_relaxed_cta(&team.ending);
-        if (e == (((unsigned long long)gen << 32) | passes)) break;
+        if (e == (((unsigned long long)forks << 32) | passes)) break;
       }
 #endif
     }
     // The implicit barrier at the end: barrier.sync (not arrive) so that the hand-off of the
-    // region's writes to the master is a sync on both sides (racecheck models it). The master is
-    // already waiting there, so this costs the workers nothing.
+    // region's writes to the master is a sync on both sides. The master is already waiting
+    // there, so this costs the workers nothing.
     named_sync(JOIN_BARRIER, warps * WARP + WARP);
+  }
+}
+
+/// Lanes 1-31 of the master warp: they pass every fork and join barrier beside lane 0 (which
+/// runs the serial code), so that the master warp arrives at each with all its threads.
+__device__ __forceinline__ void master_lanes(Team& team) {
+  const unsigned pool = blockDim.x;
+  for (unsigned forks = 1u;; ++forks) {
+    named_sync(POOL_BARRIER, pool);
+    const uint4 h = team.slot[forks & 1u].head;
+    if ((h.x & 0xffffu) == 0u) return;
+    named_sync(JOIN_BARRIER, ((h.y + 31u) / 32u) * WARP + WARP);
   }
 }
 
@@ -607,8 +948,8 @@ __device__ void worker_loop(Team& team, unsigned tid) {
 /// others are the worker pool. Launch with blockDim = (32 * (W + 1), 1, 1), 1 <= W <= 31, and
 /// call it as the kernel's last statement, from every thread. `serial(m)` runs on lane 0 of the
 /// master warp with an occ::fj::Master<Regions...>& m (name the type: NVRTC 13.0 rejects a
-/// generic `[&](auto& m)` lambda at kernel scope); the other master lanes return at once.
-/// Returns (in every thread) when the serial code has returned and the pool has ended.
+/// generic `[&](auto& m)` lambda at kernel scope); the other master lanes follow the forks and
+/// joins. Returns (in every thread) when the serial code has returned and the pool has ended.
 template <class... Regions, class Serial>
 __device__ void run(Team& team, Serial&& serial) {
   if (blockDim.x % WARP != 0u || blockDim.x < 2u * WARP ||
@@ -620,11 +961,17 @@ __device__ void run(Team& team, Serial&& serial) {
   const unsigned tid = threadIdx.x;
   const unsigned master_warp = blockDim.x / WARP - 1u;
   if (tid >> 5 == master_warp) {
-    if ((tid & 31u) != 0u) return;  // the seed: one SIMT thread of the master warp
+    if ((tid & 31u) != 0u) {
+      detail::master_lanes(team);
+      return;
+    }
     team.workers = master_warp * WARP;
-    team.desc[0].region = team.desc[1].region = 0u;
+    team.slot[0].head.x = 0u;
+    team.slot[1].head.x = 0u;
     team.gen = 0u;
     team.ending = 0ull;
+    team.dyn_next[0] = 0ull;
+    team.dyn_next[1] = 0ull;
     team.sp = 0u;
     team.spill_sp = 0u;
     team.spilled = 0u;
@@ -633,7 +980,7 @@ __device__ void run(Team& team, Serial&& serial) {
     team.dbg_errors = 0u;
     Master<Regions...> m(team);
     serial(m);
-    team.desc[(m.forks() + 1u) & 1u].region = 0u;  // the next fork's slot says: terminate
+    team.slot[(m.forks() + 1u) & 1u].head.x = 0u;  // the next fork's slot says: terminate
     named_sync(POOL_BARRIER, blockDim.x);           // terminate the pool
     return;
   }

@@ -11,6 +11,7 @@
 //   sleeping_semaphore.cuh   occ::SleepingSemaphore
 //   combining_barrier.cuh    occ::TreeBarrier, occ::GatherBarrier, occ::SpreadBarrier
 //   cohort_mutex.cuh         occ::CohortMutex (cluster cohorts)
+//   mcs_cohort_mutex.cuh     occ::McsCohortMutex, occ::LazyCohortMutex (MCS cluster cohorts)
 //   replica_barrier.cuh      occ::ReplicaBarrier, occ::RelayBarrier, occ::LeanBarrier
 #pragma once
 
@@ -19,6 +20,7 @@
 #include "combining_barrier.cuh"
 #include "discovery.cuh"
 #include "hierarchical_barrier.cuh"
+#include "mcs_cohort_mutex.cuh"
 #include "mutex_block.cuh"
 #include "replica_barrier.cuh"
 #include "sleeping_semaphore.cuh"

@@ -29,28 +29,31 @@ __device__ __forceinline__ void fj_delay(long long d) {
   }
 }
 
+// The regions are const (their members are the same in every thread: each worker gets them in
+// registers with the fork, OpenMP's firstprivate), as EPCC's delay length and repetition count.
 struct EpccParallel {
   long long d;
-  __device__ void operator()(occ::fj::Thread&) { fj_delay(d); }
+  __device__ void operator()(occ::fj::Thread&) const { fj_delay(d); }
 };
 struct EpccFor {
   long long d;
   int reps;
-  __device__ void operator()(occ::fj::Thread& t) {
+  __device__ void operator()(occ::fj::Thread& t) const {
     const long long n = t.num_threads();
     for (int r = 0; r < reps; ++r) t.for_static(0, n, [&](long long) { fj_delay(d); });
   }
 };
+// `parallel for`: one implicit barrier, at the end - the join (OpenMP's combined construct).
 struct EpccParallelFor {
   long long d;
-  __device__ void operator()(occ::fj::Thread& t) {
-    t.for_static(0, t.num_threads(), [&](long long) { fj_delay(d); });
+  __device__ void operator()(occ::fj::Thread& t) const {
+    t.for_static_nowait(0, t.num_threads(), [&](long long) { fj_delay(d); });
   }
 };
 struct EpccBarrier {
   long long d;
   int reps;
-  __device__ void operator()(occ::fj::Thread& t) {
+  __device__ void operator()(occ::fj::Thread& t) const {
     for (int r = 0; r < reps; ++r) {
       fj_delay(d);
       t.barrier();
@@ -60,17 +63,16 @@ struct EpccBarrier {
 struct EpccSingle {
   long long d;
   int reps;
-  __device__ void operator()(occ::fj::Thread& t) {
+  __device__ void operator()(occ::fj::Thread& t) const {
     for (int r = 0; r < reps; ++r) t.single([&] { fj_delay(d); });
   }
 };
+// `parallel reduction(+: total)`: each thread contributes 1 (Master::parallel_sum).
 struct EpccReduction {
   long long d;
-  int sum;
-  __device__ void operator()(occ::fj::Thread& t) {
+  __device__ int operator()(occ::fj::Thread&) const {
     fj_delay(d);
-    const int s = t.reduce_sum(1);
-    t.master([&] { sum = s; });
+    return 1;
   }
 };
 
@@ -113,11 +115,8 @@ extern "C" __global__ void fj_epcc(long long* out, int reps, long long d, unsign
           FJ_STOP(5);
           int total = 0;
           FJ_START();
-          for (int r = 0; r < reps; ++r) {
-            EpccReduction red{d, 0};
-            m.parallel(nthreads, red);
-            total += red.sum;
-          }
+          EpccReduction red{d};
+          for (int r = 0; r < reps; ++r) total += m.parallel_sum(nthreads, red);
           FJ_STOP(6);
           if (total != reps * (int)nthreads) bad = total;
         }

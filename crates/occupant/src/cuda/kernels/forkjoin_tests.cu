@@ -4,7 +4,7 @@
 // the expected values of occupant::cpu::forkjoin::expected_checks.
 #include <occupant.cuh>
 
-#define FJ_CHECKS 16
+#define FJ_CHECKS 20
 
 // 1. values shared in and out: every thread adds base + tid to `sum` (atomically) and thread 0
 //    writes `seen_n`; the master reads both after the join.
@@ -121,7 +121,36 @@ struct Spill {
   }
 };
 
-#define FJ_REGIONS ShareInOut, Reductions, Barriers, Worksharing, Single, Nested, Spill
+// 9. parallel_sum/min/max (OpenMP's reduction clause) over const regions: each thread returns a
+//    value (its members arrive in registers with the fork), folded at the join.
+struct SumIds {
+  long long base;
+  __device__ long long operator()(occ::fj::Thread& t) const {
+    return base + (long long)t.thread_num();
+  }
+};
+struct MaxHalf {
+  __device__ double operator()(occ::fj::Thread& t) const { return (double)t.thread_num() * 0.5; }
+};
+struct MinDown {
+  int top;
+  __device__ int operator()(occ::fj::Thread& t) const { return top - (int)t.thread_num(); }
+};
+
+// 10. a const region larger than the descriptor's inline bytes: it travels on the stack.
+struct BigConst {
+  int vals[20];
+  unsigned pad[4];
+  __device__ unsigned operator()(occ::fj::Thread&) const {
+    unsigned s = 0;
+    for (int i = 0; i < 20; ++i) s += (unsigned)vals[i];
+    return s;
+  }
+};
+
+#define FJ_REGIONS                                                                        \
+  ShareInOut, Reductions, Barriers, Worksharing, Single, Nested, Spill, SumIds, MaxHalf, \
+      MinDown, BigConst
 
 // `n_small` is the thread count of the partial-warp regions (e.g. 40: one full warp + 8 lanes).
 extern "C" __global__ void fj_semantics(long long* out, unsigned* hits, int hits_len,
@@ -171,5 +200,11 @@ extern "C" __global__ void fj_semantics(long long* out, unsigned* hits, int hits
     ShareInOut solo{5, 0, 0};
     m.parallel_if(false, all, solo);  // the `if` clause false: the master alone
     o[15] = (long long)solo.sum * 1000 + solo.seen_n;
+    o[16] = m.parallel_sum(n_small, SumIds{3});
+    o[17] = (long long)(m.parallel_max(all, MaxHalf{}) * 2.0);
+    o[18] = m.parallel_min(n_small, MinDown{10});
+    BigConst big{};
+    for (int i = 0; i < 20; ++i) big.vals[i] = i;
+    o[19] = (long long)m.parallel_sum(n_small, big);
   });
 }

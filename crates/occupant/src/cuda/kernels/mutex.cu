@@ -37,13 +37,15 @@ OCC_MUTEX_KERNEL(mutex_spin_backoff, occ::sync::SpinBackoffMutex)
 OCC_MUTEX_KERNEL(mutex_ticket, occ::sync::TicketMutex)
 OCC_MUTEX_KERNEL(mutex_ticket_backoff, occ::sync::TicketBackoffMutex)
 
-// mutex_cohort: the cohort lock (cohort_mutex.cuh), whose every thread constructs the mutex
-// (it initialises and synchronises the cluster's local lock). Compiled with
-// -DOCC_CLUSTER_SIZE=k for cluster cohorts. The grid is rounded up to a whole number of
-// clusters: blocks at or past `contending` take no lock (they only keep their cluster whole).
-extern "C" __global__ void OCC_KATTR mutex_cohort(u32* state, u32* counter, u32 iters, u32 work,
-                                                  u64* times, u32 contending) {
-  occ::sync::CohortMutex m(state);
+// mutex_cohort, mutex_mcs_cohort, mutex_lazy_cohort: the cohort locks (cohort_mutex.cuh,
+// mcs_cohort_mutex.cuh), whose every thread constructs the mutex (it initialises and
+// synchronises the cluster's local state). Compiled with -DOCC_CLUSTER_SIZE=k for cluster
+// cohorts. The grid is rounded up to a whole number of clusters: blocks at or past `contending`
+// take no lock (they only keep their cluster whole).
+template <class M>
+__device__ __forceinline__ void cohort_run(u32* state, u32* counter, u32 iters, u32 work,
+                                           u64* times, u32 contending) {
+  M m(state);
   if (occ::local_linear_id() == 0u && occ::block_linear_id() < contending) {
     const u64 t0 = occ::globaltimer();
     bool ok = true;
@@ -64,3 +66,13 @@ extern "C" __global__ void OCC_KATTR mutex_cohort(u32* state, u32* counter, u32 
   }
   __syncthreads();  // the block converges before the destructor's cluster barrier
 }
+
+#define OCC_COHORT_KERNEL(NAME, TYPE)                                                          \
+  extern "C" __global__ void OCC_KATTR NAME(u32* state, u32* counter, u32 iters, u32 work,    \
+                                            u64* times, u32 contending) {                     \
+    cohort_run<TYPE>(state, counter, iters, work, times, contending);                          \
+  }
+
+OCC_COHORT_KERNEL(mutex_cohort, occ::sync::CohortMutex)
+OCC_COHORT_KERNEL(mutex_mcs_cohort, occ::sync::McsCohortMutex)
+OCC_COHORT_KERNEL(mutex_lazy_cohort, occ::sync::LazyCohortMutex)

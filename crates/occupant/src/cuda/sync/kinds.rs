@@ -100,6 +100,17 @@ kind_enum! {
         /// over a global ticket lock, handed within the cluster at most 32 times in a row
         /// (cohort_mutex.cuh). Every thread constructs it; launch with clusters to gain.
         Cohort => "cohort", "occ::sync::CohortMutex", 19;
+        /// Cohort lock with an MCS queue in distributed shared memory (each block spins on its
+        /// own shared memory; a hand-off in the cluster is one remote store) over a global
+        /// ticket lock; releases the global lock when the cohort's queue empties
+        /// (mcs_cohort_mutex.cuh). Every thread constructs it; launch with clusters to gain.
+        McsCohort => "mcs_cohort", "occ::sync::McsCohortMutex", 24;
+        /// The MCS cohort lock that keeps the global lock parked in an idle cohort until
+        /// another cohort takes a global ticket, so an uncontended re-acquire is local
+        /// (mcs_cohort_mutex.cuh; its destructor releases a parked lock). Every thread
+        /// constructs it; a holder's cohort must not wait for a waiter's block between
+        /// critical sections.
+        LazyCohort => "lazy_cohort", "occ::sync::LazyCohortMutex", 25;
     }
 }
 
@@ -163,8 +174,21 @@ impl MutexKind {
     pub fn state_words(self) -> usize {
         match self {
             MutexKind::Spin | MutexKind::SpinBackoff => 32,
-            MutexKind::Ticket | MutexKind::TicketBackoff | MutexKind::Cohort => 64,
+            MutexKind::Ticket
+            | MutexKind::TicketBackoff
+            | MutexKind::Cohort
+            | MutexKind::McsCohort
+            | MutexKind::LazyCohort => 64,
         }
+    }
+
+    /// Whether the kind's cohorts are thread-block clusters (launch it with clusters to gain;
+    /// every thread of the block constructs its device object).
+    pub fn uses_clusters(self) -> bool {
+        matches!(
+            self,
+            MutexKind::Cohort | MutexKind::McsCohort | MutexKind::LazyCohort
+        )
     }
 }
 

@@ -342,6 +342,9 @@ pub struct MutexRun {
     pub counter: u64,
     /// Lock/unlock pairs per second over the whole launch, millions.
     pub mops: f64,
+    /// The lock was free after the launch (spin: word 0; the ticket-based kinds: every
+    /// global ticket served, so a lazy cohort released its parked lock).
+    pub free_after: bool,
 }
 
 /// Runs mutex `kind` with `blocks` contending blocks of `block_threads` threads (no clusters).
@@ -358,8 +361,8 @@ pub fn run_mutex(
 }
 
 /// Runs mutex `kind` with `blocks` contending blocks launched in thread-block clusters of
-/// `cluster` blocks (only the cohort mutex takes clusters; its grid is rounded up to whole
-/// clusters and the blocks past `blocks` take no lock).
+/// `cluster` blocks (only the cohort mutexes take clusters; the grid is rounded up to whole
+/// clusters and the blocks past `blocks` take no lock; see [`MutexKind::uses_clusters`]).
 #[allow(clippy::too_many_arguments)]
 pub fn run_mutex_clustered(
     gpu: &Gpu,
@@ -372,7 +375,7 @@ pub fn run_mutex_clustered(
     watchdog: Watchdog,
 ) -> Result<MutexRun> {
     let cluster = cluster.max(1);
-    if cluster > 1 && kind != MutexKind::Cohort {
+    if cluster > 1 && !kind.uses_clusters() {
         return Err(Error::InvalidLaunch(format!(
             "the {kind} mutex does not use thread-block clusters"
         )));
@@ -382,14 +385,28 @@ pub fn run_mutex_clustered(
             "a mutex run needs at least one block".into(),
         ));
     }
-    let m = kernels::compile(gpu, "occupant_mutex.cu", MUTEX_CU, cluster, None)?;
+    let launched = blocks.div_ceil(cluster as usize) * cluster as usize;
+    let name = format!("mutex_{}", kind.name());
+    let mut m = kernels::compile(gpu, "occupant_mutex.cu", MUTEX_CU, cluster, None)?;
+    // More blocks than the kernel's registers let be resident at once, where the hardware
+    // would hold them all: use the variant capped to fit (as run_barrier does), so that every
+    // block contends at the same time.
+    let hardware = gpu.info().resident_blocks_bound(block_threads as u32) as usize;
+    let bound = occupancy_bound(gpu, &m, &name, block_threads, 0)?;
+    if launched > bound && bound < hardware {
+        m = kernels::compile(
+            gpu,
+            "occupant_mutex.cu",
+            MUTEX_CU,
+            cluster,
+            Some(kernels::FULL_OCCUPANCY_REGISTERS),
+        )?;
+    }
     let state = gpu.alloc_zeroed::<u32>(kind.state_words())?;
     let counter = gpu.alloc_zeroed::<u32>(32)?;
-    let launched = blocks.div_ceil(cluster as usize) * cluster as usize;
     let times = gpu.alloc_zeroed::<u64>(2 * launched)?;
     let cfg = LaunchConfig::plain(launched, block_threads).watchdog(watchdog);
-    let name = format!("mutex_{}", kind.name());
-    if kind == MutexKind::Cohort {
+    if kind.uses_clusters() {
         m.launch(
             &name,
             &cfg,
@@ -410,6 +427,11 @@ pub fn run_mutex_clustered(
         )?;
     }
     let mops = mops_over_span(&times.to_vec()?, blocks, iters);
+    let st = state.to_vec()?;
+    let free_after = match kind {
+        MutexKind::Spin | MutexKind::SpinBackoff => st[0] == 0,
+        _ => st[0] == st[32],
+    };
     Ok(MutexRun {
         kind,
         blocks,
@@ -418,6 +440,7 @@ pub fn run_mutex_clustered(
         work,
         counter: u64::from(counter.to_vec()?[0]),
         mops,
+        free_after,
     })
 }
 

@@ -1,5 +1,5 @@
-//! Mutex throughput from one contending block to full occupancy (every kind; the cohort mutex
-//! also in clusters of 2, 4 and 8) and semaphore throughput (spinning vs sleeping).
+//! Mutex throughput from one contending block to full occupancy (every kind; the cluster-cohort
+//! kinds also in clusters of 2, 4 and 8) and semaphore throughput (spinning vs sleeping).
 
 use super::PrimitivesConfig;
 use crate::cuda::sync::builtin_shape_table;
@@ -38,7 +38,9 @@ pub(super) fn measure_mutexes(
     log("mutex throughput, Mops/s (empty critical section, 128-thread blocks)");
     let mut mutex = Vec::new();
     let mut variants: Vec<(MutexKind, u32)> = MutexKind::ALL.iter().map(|&k| (k, 1)).collect();
-    variants.extend([2u32, 4, 8].map(|c| (MutexKind::Cohort, c)));
+    for &kind in MutexKind::ALL.iter().filter(|k| k.uses_clusters()) {
+        variants.extend([2u32, 4, 8].map(|c| (kind, c)));
+    }
     for (kind, cluster) in variants {
         let mut line = format!("  {:<22}", mutex_label(kind, cluster));
         for &b in &counts {
