@@ -15,7 +15,8 @@
 #
 # Environment: GPU_DIR (default <repo>/.gpu-forkjoin), CARGO_TARGET_DIR, LLVM_OPENMP_DIR (an
 # already built comparator folder, skips the build), LLVM_OPENMP_TAR (that folder already
-# packed with `tar -cJf`, skips packing: xz of its ~180 MB takes minutes).
+# packed with `tar -cJf`, skips packing: xz of its ~180 MB takes minutes; `none`: no comparator
+# in this run).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu-forkjoin}"
@@ -32,7 +33,7 @@ for line in sys.stdin:
         print(m["executable"], "test-" + m["target"]["name"])
 ')
 llvm="${LLVM_OPENMP_DIR:-$target/llvm-openmp}"
-[[ -x "$llvm/run.sh" ]] || bash scripts/build-llvm-openmp.sh "$llvm"
+[[ "${LLVM_OPENMP_TAR:-}" == none || -x "$llvm/run.sh" ]] || bash scripts/build-llvm-openmp.sh "$llvm"
 rm -rf "$dest"
 mkdir -p "$dest"
 cp "$target/release/occupant" "$dest/occupant"
@@ -40,15 +41,17 @@ while read -r exe name; do
   [[ -n "$exe" ]] && cp "$exe" "$dest/$name"
 done <<<"$exes"
 for f in "$dest"/*; do strip "$f" 2>/dev/null || true; done
-if [[ -n "${LLVM_OPENMP_TAR:-}" ]]; then
-  cp "$LLVM_OPENMP_TAR" "$dest/llvm-openmp.tar.xz"
-else
-  tar -C "$(dirname "$llvm")" -cJf "$dest/llvm-openmp.tar.xz" "$(basename "$llvm")"
+if [[ "${LLVM_OPENMP_TAR:-}" != none ]]; then
+  if [[ -n "${LLVM_OPENMP_TAR:-}" ]]; then
+    cp "$LLVM_OPENMP_TAR" "$dest/llvm-openmp.tar.xz"
+  else
+    tar -C "$(dirname "$llvm")" -cJf "$dest/llvm-openmp.tar.xz" "$(basename "$llvm")"
+  fi
+  echo "$(basename "$llvm")" >"$dest/LLVM_DIR_NAME"
+  cp "$llvm/run.sh" "$dest/llvm-run.sh"
+  cp "$llvm/epcc_target" "$dest/llvm-epcc_target"
+  [[ -f "$llvm/epcc_target_jit" ]] && cp "$llvm/epcc_target_jit" "$dest/llvm-epcc_target_jit"
 fi
-echo "$(basename "$llvm")" >"$dest/LLVM_DIR_NAME"
-cp "$llvm/run.sh" "$dest/llvm-run.sh"
-cp "$llvm/epcc_target" "$dest/llvm-epcc_target"
-[[ -f "$llvm/epcc_target_jit" ]] && cp "$llvm/epcc_target_jit" "$dest/llvm-epcc_target_jit"
 git rev-parse HEAD >"$dest/COMMIT"
 mkdir -p "$dest/device"
 cp crates/occupant/src/cuda/device/*.cuh "$dest/device/"
@@ -65,15 +68,20 @@ export OCCUPANT_REQUIRE_GPU=1 OCCUPANT_RESULTS_DIR="$res/tests" OCCUPANT_CACHE_D
 cp "$here/COMMIT" "$res/COMMIT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >"$res/nvidia-smi.txt" 2>&1
 sum="$out/summary.txt"
+# STEPS (default all): which of tests probe llvm bench nested sanitize to run.
+want() { [[ " ${STEPS:-tests probe llvm bench nested sanitize} " == *" $1 "* ]]; }
 step() { # name timeout command...
   local name=$1 limit=$2; shift 2
   echo "== $name ($(date +%T))" | tee -a "$sum"
   timeout "$limit" "$@" >"$res/$name.log" 2>&1
   echo "rc $?" >>"$sum"
 }
-step test-gpu_forkjoin 90 "$here/test-gpu_forkjoin" --test-threads=1 --nocapture
-grep -E "^test |test result|panicked" "$res/test-gpu_forkjoin.log" >>"$sum"
+if want tests; then
+  step test-gpu_forkjoin 90 "$here/test-gpu_forkjoin" --test-threads=1 --nocapture
+  grep -E "^test |test result|panicked" "$res/test-gpu_forkjoin.log" >>"$sum"
+fi
 # The racecheck probe, both ways (nvcc here; the copy's master-warp lanes 1-31 exit at once).
+if want probe; then
 mkdir -p "$out/probe-exit"
 cp "$here/device/"*.cuh "$out/probe-exit/"
 sed -i 's/detail::master_lanes(team);//' "$out/probe-exit/forkjoin.cuh"
@@ -87,16 +95,20 @@ for p in "$out/probe" "$out/probe-exit/probe"; do
   grep -E "RACECHECK SUMMARY|Race reported|probe:" "$res/probe-$n-racecheck.log" | head -6 >>"$sum"
 done
 rm -rf "$out/probe" "$out/probe-exit"
+fi
 # The LLVM OpenMP comparator, then ours, in the same run.
 llvm_tmp=$(mktemp -d)
-tar -C "$llvm_tmp" -xJf "$here/llvm-openmp.tar.xz"
-llvm="$llvm_tmp/$(cat "$here/LLVM_DIR_NAME")"
+llvm="$llvm_tmp/none"
+if [[ -f "$here/llvm-openmp.tar.xz" ]] && want llvm; then
+  tar -C "$llvm_tmp" -xJf "$here/llvm-openmp.tar.xz"
+  llvm="$llvm_tmp/$(cat "$here/LLVM_DIR_NAME")"
+fi
 # A runner or the JIT build carried beside the packed comparator replaces the packed one.
 for f in run.sh epcc_target epcc_target_jit; do
-  [[ -f "$here/llvm-$f" ]] && cp "$here/llvm-$f" "$llvm/$f" && chmod +x "$llvm/$f"
+  [[ -f "$here/llvm-$f" && -d "$llvm" ]] && cp "$here/llvm-$f" "$llvm/$f" && chmod +x "$llvm/$f"
 done
 llvm_ok=""
-for bin in epcc_target epcc_target_jit; do
+for bin in epcc_target; do  # the JIT build cannot run (no NVPTX JIT in Debian's libomptarget)
   [[ -x "$llvm/$bin" ]] || continue
   step "llvm-$bin" 90 env LLVM_EPCC_BIN=$bin bash -c "'$llvm/run.sh' 1000 100 5 >'$res/llvm-$bin.jsonl'"
   head -c 600 "$res/llvm-$bin.log" >>"$sum"; wc -l "$res/llvm-$bin.jsonl" >>"$sum"
@@ -108,16 +120,25 @@ for bin in epcc_target epcc_target_jit; do
 done
 llvm_arg=(); [[ -n "$llvm_ok" ]] && llvm_arg=(--llvm "$llvm_ok")
 echo "llvm comparator used: ${llvm_ok:-none}" >>"$sum"
-step bench-forkjoin 120 "$here/occupant" bench forkjoin --backend cuda --out "$res" "${llvm_arg[@]}"
-cat "$res/bench-forkjoin.log" >>"$sum"
-step bench-nested 150 "$here/occupant" bench nested --out "$res"
-cat "$res/bench-nested.log" >>"$sum"
-for tool in racecheck synccheck memcheck; do
-  step "sanitizer-$tool-forkjoin" 60 compute-sanitizer --tool $tool "$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --out "$res/sanitizer-$tool"
+if want bench; then
+  step bench-forkjoin 120 "$here/occupant" bench forkjoin --backend cuda --out "$res" "${llvm_arg[@]}"
+  cat "$res/bench-forkjoin.log" >>"$sum"
+fi
+if want nested; then
+  step bench-nested 150 "$here/occupant" bench nested --out "$res"
+  cat "$res/bench-nested.log" >>"$sum"
+fi
+want sanitize || tools=""
+for tool in ${tools-racecheck synccheck memcheck}; do
+  # memcheck: device memory errors only (the launcher counts a kernel's parameters with
+  # cuFuncGetParamInfo until it answers CUDA_ERROR_INVALID_VALUE, past the last one: an API
+  # error by design, which memcheck would list too).
+  extra=(); [[ $tool == memcheck ]] && extra=(--report-api-errors no)
+  step "sanitizer-$tool-forkjoin" 45 compute-sanitizer --tool $tool "${extra[@]}" "$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --out "$res/sanitizer-$tool"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|rror" "$res/sanitizer-$tool-forkjoin.log" | head -8 >>"$sum"
-  step "sanitizer-$tool-semantics" 60 compute-sanitizer --tool $tool "$here/test-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1
+  step "sanitizer-$tool-semantics" 45 compute-sanitizer --tool $tool "${extra[@]}" "$here/test-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error|test result" "$res/sanitizer-$tool-semantics.log" | head -8 >>"$sum"
-  step "sanitizer-$tool-nested" 60 compute-sanitizer --tool $tool "$here/occupant" bench nested --small --reps 1 --out "$res/sanitizer-$tool"
+  step "sanitizer-$tool-nested" 45 compute-sanitizer --tool $tool "${extra[@]}" "$here/occupant" bench nested --small --reps 1 --out "$res/sanitizer-$tool"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error" "$res/sanitizer-$tool-nested.log" | head -8 >>"$sum"
 done
 tar -C "$res" -czf "$out/results.tar.gz" .

@@ -4,8 +4,9 @@
 # into a git-ignored folder with a runner. Step 2, one device `run`:
 #   carry: [".gpu-i11-mutex"]   command: bash .gpu-i11-mutex/run.sh [steps...]   timeout_s: <= 420
 # Steps (default all, in this order; each under its own `timeout`): mcs sync combining sanitizer
-# primitives. Results: $OUT/results.tar.gz (what goes under
-# bench/results/<gpu>/i11-primitives/<run>/) and $OUT/summary.txt.
+# primitives (environment ROUNDS, OPS: the bench's --rounds and --ops). Results, tarred again
+# after every step so that a run cut off still returns them: $OUT/results.tar.gz (what goes
+# under bench/results/<gpu>/i11-primitives/<run>/) and $OUT/summary.txt.
 # Environment: GPU_DIR (default <repo>/.gpu-i11-mutex; must be git-ignored where the device tool
 # takes the tree from), CARGO_TARGET_DIR.
 set -euo pipefail
@@ -50,6 +51,7 @@ step() { # name timeout command...
   echo "== $name ($(date +%T))" | tee -a "$sum"
   timeout "$limit" "$@" >"$res/$name.log" 2>&1
   echo "rc $?" >>"$sum"
+  tar -C "$res" -czf "$out/results.tar.gz" .  # after every step: a cut-off run still returns
 }
 for s in $steps; do
   case $s in
@@ -64,7 +66,7 @@ for s in $steps; do
         step "sanitizer-$tool" 60 compute-sanitizer --tool $tool "$here/test-gpu_mcs_cohort" --exact mcs_cohort_sanitizer_smoke --test-threads=1
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|test result" "$res/sanitizer-$tool.log" | head -10 >>"$sum"
       done ;;
-    primitives) step bench-primitives 150 "$here/occupant" bench primitives --backend cuda --out "$res" --no-semaphores --rounds 2000
+    primitives) step bench-primitives 150 "$here/occupant" bench primitives --backend cuda --out "$res" --no-semaphores --rounds ${ROUNDS:-2000} --ops ${OPS:-200000}
       sed -n '/^mutex throughput/,/^wrote/p' "$res/bench-primitives.log" | head -60 >>"$sum" ;;
     *) echo "unknown step $s" | tee -a "$sum" ;;
   esac

@@ -65,3 +65,19 @@ fn mcs_cohort_sanitizer_smoke() {
         }
     }
 }
+
+/// The latencies a lock hand-off is made of (fences, DSMEM and L2 round trips), recorded as
+/// `handoff_costs.json` under $OCCUPANT_RESULTS_DIR: what bounds the cohort locks.
+#[test]
+fn handoff_costs_are_measured() {
+    let Some(gpu) = gpu_or_skip("handoff_costs_are_measured") else {
+        return;
+    };
+    let costs = occupant::cuda::sync::run::run_handoff_costs(&gpu, 10_000).unwrap();
+    let mut map = serde_json::Map::new();
+    for (name, ns) in &costs {
+        assert!(*ns > 0.0, "{name}: not timed");
+        map.insert(name.to_string(), serde_json::json!(ns));
+    }
+    common::record("handoff_costs", serde_json::Value::Object(map));
+}

@@ -49,6 +49,8 @@ struct Held {
     n: AtomicU32,
     want: AtomicU32,
     have_want: AtomicBool,
+    /// Lazy with one member per cohort: this member holds the global lock parked.
+    parked: AtomicBool,
 }
 
 /// A cohort lock with an MCS queue per cohort (each member spins on its own node; a hand-off
@@ -61,6 +63,11 @@ struct Held {
 ///   unlock that sees a waiter, or with [`McsCohortMutex::release_parked`] once no member uses
 ///   the lock any more (the device object's destructor). A member of a cohort that holds the
 ///   lock parked must not wait for a member of another cohort that waits for the lock.
+///
+/// With one member per cohort (the GPU's launch without clusters) the lazy lock has no queue:
+/// a parked re-acquire and a park touch nothing shared but one relaxed load of the global
+/// ticket counter per park, read at the next unlock (a waiter is seen within two critical
+/// sections).
 ///
 /// Fairness: FIFO inside a cohort and among cohorts (global ticket order); once another cohort
 /// has taken a global ticket, the holding cohort runs at most [`MCS_COHORT_PASSES`] + 2 more
@@ -137,6 +144,7 @@ impl McsCohortMutex {
                         n: AtomicU32::new(0),
                         want: AtomicU32::new(0),
                         have_want: AtomicBool::new(false),
+                        parked: AtomicBool::new(false),
                     })
                 })
                 .collect(),
@@ -177,6 +185,17 @@ impl McsCohortMutex {
         let co = &self.cohorts[c];
         let me = &self.nodes[c * self.members + r];
         let h = &self.held[c * self.members + r];
+        if self.lazy && self.members == 1 {
+            // The cohort is one member: no queue; a parked re-acquire touches nothing shared
+            // (the "wanted" load issued at the park is read at the next unlock).
+            if !h.parked.swap(false, Ordering::Relaxed) {
+                self.acquire_global(h, waiter);
+                h.want
+                    .store(self.gticket.load(Ordering::Relaxed), Ordering::Relaxed);
+                h.have_want.store(true, Ordering::Relaxed);
+            }
+            return;
+        }
         h.have_want.store(false, Ordering::Relaxed);
         let prev = co.tail.swap(r as u32 + 2, Ordering::AcqRel);
         if self.lazy && prev == PARKED {
@@ -233,6 +252,18 @@ impl McsCohortMutex {
         let me = &self.nodes[c * self.members + r];
         let h = &self.held[c * self.members + r];
         let gt = h.gt.load(Ordering::Relaxed);
+        if self.lazy && self.members == 1 {
+            // Park unless another cohort took a global ticket (seen by the load issued at the
+            // last park or right after the global acquire); parking issues the next load.
+            if h.want.load(Ordering::Relaxed) == gt.wrapping_add(1) {
+                h.parked.store(true, Ordering::Relaxed);
+                h.want
+                    .store(self.gticket.load(Ordering::Relaxed), Ordering::Relaxed);
+            } else {
+                self.gturn.store(gt.wrapping_add(1), Ordering::Release);
+            }
+            return;
+        }
         let mut n = h.n.load(Ordering::Relaxed) + 1;
         let mut nxt = me.next.load(Ordering::Acquire);
         // None: by the pass bound; Some(false): release the global lock; Some(true): keep it.
@@ -298,7 +329,16 @@ impl McsCohortMutex {
     /// synchronising with all of them (the device object's destructor, after its cluster
     /// barrier).
     pub fn release_parked(&self, cohort: usize) {
-        let co = &self.cohorts[cohort % self.cohorts.len()];
+        let c = cohort % self.cohorts.len();
+        if self.lazy && self.members == 1 {
+            let h = &self.held[c];
+            if h.parked.swap(false, Ordering::Relaxed) {
+                let gt = h.gt.load(Ordering::Relaxed);
+                self.gturn.store(gt.wrapping_add(1), Ordering::Release);
+            }
+            return;
+        }
+        let co = &self.cohorts[c];
         if co
             .tail
             .compare_exchange(PARKED, FREE, Ordering::Relaxed, Ordering::Relaxed)
@@ -370,8 +410,13 @@ mod tests {
 
     #[test]
     fn lazy_parks_and_releases() {
+        lazy_parks_and_releases_with(1);
+        lazy_parks_and_releases_with(2);
+    }
+
+    fn lazy_parks_and_releases_with(members: usize) {
         let w = SpinWait::default();
-        let m = McsCohortMutex::lazy(2, 1);
+        let m = McsCohortMutex::lazy(2, members);
         m.lock(0, 0, &w);
         m.unlock(0, 0, &w);
         // Parked: cohort 0 re-acquires without a global ticket.
@@ -384,6 +429,6 @@ mod tests {
         m.unlock(1, 0, &w);
         m.release_parked(1);
         assert_eq!(m.gturn.load(Ordering::Relaxed), 2);
-        assert!(m.is_lazy() && m.cohorts() == 2 && m.members() == 1);
+        assert!(m.is_lazy() && m.cohorts() == 2 && m.members() == members);
     }
 }

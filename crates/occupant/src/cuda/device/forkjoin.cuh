@@ -144,8 +144,11 @@ struct Team {
     uint4 body[INLINE_BYTES / 16u];  // the region object, when it fits
   } slot[2];
   /// Per-warp partials of parallel_sum/min/max (lane 0 of each active warp writes its warp's,
-  /// the master folds them after the join).
-  unsigned long long part[MAX_WORKER_WARPS + 1u];
+  /// the master folds them after the join), in buffer (fork number & 1): a buffer the master
+  /// read after a join is written again two forks later, never right after the next fork
+  /// barrier (compute-sanitizer racecheck reported that write-after-read across the single
+  /// barrier between them when the master warp arrives at it split, lane 0 apart from 1-31).
+  unsigned long long part[2][MAX_WORKER_WARPS + 1u];
   unsigned gen;             // forks before the serial code (the Master counts in a register)
   // Worksharing / reductions inside a region.
   unsigned long long ending;        // (gen << 32) | index of the last team barrier of region gen
@@ -584,29 +587,30 @@ __device__ __forceinline__ void load_slot(const Team::Slot& s, Loaded& l) {
 /// Folds v over the active lanes of this thread's warp with `op`; lane 0 writes the warp's
 /// partial for the master (read after the join: no barrier of its own).
 template <class Op, class T>
-__device__ __forceinline__ void warp_partial(Team& team, const Thread& t, Op op, T v) {
+__device__ __forceinline__ void warp_partial(Team& team, unsigned buf, const Thread& t, Op op,
+                                             T v) {
   static_assert(sizeof(T) <= 8, "occ::fj reductions take values of at most 8 bytes");
   const unsigned n = t.num_threads(), tid = t.thread_num();
   const unsigned lane = tid & 31u, warp = tid >> 5;
   const unsigned in_warp = (warp + 1u) * 32u <= n ? 32u : n - warp * 32u;
   v = warp_fold(op, v, lane, in_warp);
-  if (lane == 0u) reinterpret_cast<T*>(team.part)[warp] = v;
+  if (lane == 0u) reinterpret_cast<T*>(team.part[buf])[warp] = v;
 }
 
 /// Calls a region and, for one that returns a value, contributes it to the join's reduction.
 template <class F>
-__device__ __forceinline__ void invoke(Team& team, Thread& t, unsigned red, F& f) {
+__device__ __forceinline__ void invoke(Team& team, Thread& t, unsigned red, unsigned buf, F& f) {
   typedef decltype(f(t)) Ret;
   if constexpr (IsVoid<Ret>::value) {
     f(t);
   } else {
     const Ret v = f(t);
     if (red == RED_SUM) {
-      warp_partial(team, t, Sum(), v);
+      warp_partial(team, buf, t, Sum(), v);
     } else if (red == RED_MIN) {
-      warp_partial(team, t, Min(), v);
+      warp_partial(team, buf, t, Min(), v);
     } else if (red == RED_MAX) {
-      warp_partial(team, t, Max(), v);
+      warp_partial(team, buf, t, Max(), v);
     }
   }
 }
@@ -615,38 +619,39 @@ __device__ __forceinline__ void invoke(Team& team, Thread& t, unsigned red, F& f
 /// non-const one on the shared copy (inline in the slot, or on the stack).
 template <class R>
 __device__ __forceinline__ void run_region(Team& team, Team::Slot& s, const Loaded& l,
-                                           Thread& t, unsigned red) {
+                                           Thread& t, unsigned red, unsigned buf) {
   if constexpr (Fits<R>::value && ConstCall<R>::value) {
     const Words<R> u(l.body);
-    invoke(team, t, red, u.r);
+    invoke(team, t, red, buf, u.r);
   } else if constexpr (Fits<R>::value) {
-    invoke(team, t, red, *reinterpret_cast<R*>(&s.body[0]));
+    invoke(team, t, red, buf, *reinterpret_cast<R*>(&s.body[0]));
   } else {
     R* p = reinterpret_cast<R*>(((unsigned long long)l.head.w << 32) | l.head.z);
     if constexpr (ConstCall<R>::value) {
-      invoke(team, t, red, *static_cast<const R*>(p));
+      invoke(team, t, red, buf, *static_cast<const R*>(p));
     } else {
-      invoke(team, t, red, *p);
+      invoke(team, t, red, buf, *p);
     }
   }
 }
 
 template <unsigned I, class... Rs>
 struct Dispatch {
-  __device__ static __forceinline__ bool call(unsigned, unsigned, Team&, Team::Slot&,
+  __device__ static __forceinline__ bool call(unsigned, unsigned, unsigned, Team&, Team::Slot&,
                                               const Loaded&, Thread&) {
     return false;
   }
 };
 template <unsigned I, class R, class... Rs>
 struct Dispatch<I, R, Rs...> {
-  __device__ static __forceinline__ bool call(unsigned id, unsigned red, Team& team,
-                                              Team::Slot& s, const Loaded& l, Thread& t) {
+  __device__ static __forceinline__ bool call(unsigned id, unsigned red, unsigned buf,
+                                              Team& team, Team::Slot& s, const Loaded& l,
+                                              Thread& t) {
     if (id == I) {
-      run_region<R>(team, s, l, t, red);
+      run_region<R>(team, s, l, t, red, buf);
       return true;
     }
-    return Dispatch<I + 1u, Rs...>::call(id, red, team, s, l, t);
+    return Dispatch<I + 1u, Rs...>::call(id, red, buf, team, s, l, t);
   }
 };
 
@@ -654,8 +659,9 @@ struct Dispatch<I, R, Rs...> {
 /// and folded as a tree (`fill` pads a block: the operator's identity, or a partial for the
 /// idempotent min and max).
 template <class Op, class T>
-__device__ __forceinline__ T fold_partials(const Team& team, unsigned warps, Op op, T fill) {
-  const T* p = reinterpret_cast<const T*>(team.part);
+__device__ __forceinline__ T fold_partials(const Team& team, unsigned buf, unsigned warps, Op op,
+                                           T fill) {
+  const T* p = reinterpret_cast<const T*>(team.part[buf]);
   T acc = fill;
 #pragma unroll
   for (unsigned b = 0; b < 32u; b += 8u) {
@@ -794,9 +800,11 @@ class Master {
                   "occ::fj: parallel_sum/min/max need a region whose operator() returns a value");
     const unsigned warps = fork(num_threads, body, Op::id);
     if (warps == 0u) return T(0);
-    // After the join every active warp's partial is in team.part (barrier 1 ordered it).
-    const T first = *reinterpret_cast<const T*>(team_.part);
-    return detail::fold_partials(team_, warps, op, Op::id == RED_SUM ? T(0) : first);
+    // After the join every active warp's partial is in team.part[fork & 1] (barrier 1 ordered
+    // it).
+    const unsigned buf = gen_ & 1u;
+    const T first = *reinterpret_cast<const T*>(team_.part[buf]);
+    return detail::fold_partials(team_, buf, warps, op, Op::id == RED_SUM ? T(0) : first);
   }
 
   /// Fork and join; returns the region's warps (0: it could not run).
@@ -881,7 +889,8 @@ __device__ void worker_loop(Team& team, unsigned tid) {
     if (warp >= warps) continue;     // not needed: back to the pool at once
     if (tid < n) {
       Thread t(team, tid, n, 1u);
-      const bool known = Dispatch<1u, Regions...>::call(id, l.head.x >> 16, team, s, l, t);
+      const bool known =
+          Dispatch<1u, Regions...>::call(id, l.head.x >> 16, forks & 1u, team, s, l, t);
       // The counter of the region's last dynamic loop (every thread left it: its barrier) is
       // reset for the next region; the join and the next fork order this store before its use.
       if (tid == 0u && t.dynamic_loops() != 0u) {

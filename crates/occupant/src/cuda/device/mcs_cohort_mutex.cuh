@@ -35,6 +35,12 @@
 //   looks whether another cohort took a global ticket and, if none did, parks (tail -> PARKED,
 //   release.cluster) instead. A successor that joined meanwhile gets the lock passed as above.
 //
+// Without a cluster launch the cohort is the block alone and LazyCohortMutex needs no queue:
+// lock() from a parked lock and unlock() to a parked lock are register updates, plus one
+// ld.relaxed.gpu of the global ticket counter per park (issued at the park, read at the next
+// unlock, so it is in flight through the critical section): an uncontended re-acquire costs no
+// fence and no round trip. A waiter is seen within two of the holder's critical sections.
+//
 // Fairness bound: FIFO inside the cohort (MCS) and among cohorts (the global ticket); once
 // another cohort has taken a global ticket, this cohort runs at most OCC_COHORT_PASSES + 2 more
 // critical sections before it releases the global lock (the pass bound, plus one critical
@@ -154,9 +160,10 @@ struct McsCohortMutexT {
   u32 n_;           // critical sections since the global lock was taken or last checked
   u32 want_;        // the global ticket counter, loaded at a parked re-acquire
   bool have_want_;
+  bool parked_;     // lazy without clusters: this block holds the global lock parked
 
   __device__ explicit McsCohortMutexT(u32* state)
-      : gticket(state), gt_(0u), n_(0u), want_(0u), have_want_(false) {
+      : gticket(state), gt_(0u), n_(0u), want_(0u), have_want_(false), parked_(false) {
     __shared__ mcs::Node s_node;
     if (local_linear_id() == 0u) {
       s_node.go = 0ull;
@@ -176,6 +183,8 @@ struct McsCohortMutexT {
 
   __device__ ~McsCohortMutexT() {
     if (clustered) cluster_sync(); else __syncthreads();
+    // Lazy without clusters: the thread that locked parked the lock in its own copy.
+    if (Lazy && parked_) st_release(gticket + 32, gt_ + 1u);
     // Every block of the cluster is past its last unlock: a parked lock goes back.
     if (Lazy && rank == 0u && local_linear_id() == 0u) {
       if (mcs::cas_relaxed(node0 + mcs::kTail, mcs::kParked, mcs::kFree) == mcs::kParked)
@@ -186,6 +195,18 @@ struct McsCohortMutexT {
   /// Called by one thread of the block; false if the launch was aborted (then the caller leaves
   /// without unlocking).
   __device__ __forceinline__ bool lock() {
+    if (Lazy && !clustered) {
+      // The cohort is this block alone: no queue; a parked re-acquire touches no memory (the
+      // "wanted" load issued at the park stays in flight through the critical section).
+      if (parked_) {
+        parked_ = false;
+        return true;
+      }
+      if (!acquire_global()) return false;
+      want_ = ld_relaxed(gticket);  // in flight during the critical section
+      have_want_ = true;
+      return true;
+    }
     have_want_ = false;
     const u32 prev = mcs::exch_acq_rel(node0 + mcs::kTail, rank + 2u);
     if (Lazy && prev == mcs::kParked) {
@@ -216,6 +237,19 @@ struct McsCohortMutexT {
   }
 
   __device__ __forceinline__ void unlock() {
+    if (Lazy && !clustered) {
+      // Park unless another block took a global ticket (seen by the load issued at the last
+      // park or right after the global acquire); a waiter is seen within two critical
+      // sections. Parking issues the next load, read at the next unlock.
+      if (want_ == gt_ + 1u) {
+        parked_ = true;
+        want_ = ld_relaxed(gticket);
+        have_want_ = true;
+        return;
+      }
+      st_release(gticket + 32, gt_ + 1u);
+      return;
+    }
     u32 n = n_ + 1u;
     const unsigned nx = node + mcs::kNext;
     u32 nxt = mcs::ld_acquire(nx);

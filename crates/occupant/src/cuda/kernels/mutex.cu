@@ -76,3 +76,55 @@ __device__ __forceinline__ void cohort_run(u32* state, u32* counter, u32 iters, 
 OCC_COHORT_KERNEL(mutex_cohort, occ::sync::CohortMutex)
 OCC_COHORT_KERNEL(mutex_mcs_cohort, occ::sync::McsCohortMutex)
 OCC_COHORT_KERNEL(mutex_lazy_cohort, occ::sync::LazyCohortMutex)
+
+// mutex_costs: latencies of the operations a lock hand-off is made of, timed by thread 0 of
+// block 0 (compile with -DOCC_CLUSTER_SIZE=2 so that block 1 is a remote block of its cluster),
+// `iters` of each, dependent chains where the operation returns a value. out[k], ns per op:
+//   0 fence.acq_rel.cluster   1 fence.acq_rel.gpu   2 st.relaxed.gpu + fence.acq_rel.gpu
+//   3 atom.relaxed.cluster on the own shared memory (shared::cluster window)
+//   4 the same on block 1's shared memory (DSMEM round trip)
+//   5 ld.relaxed.gpu (L2 round trip)   6 atom.relaxed.gpu.add (L2 atomic round trip)
+//   7 st.release.cluster to block 1's shared memory + fence.acq_rel.cluster
+extern "C" __global__ void OCC_KATTR mutex_costs(u32* g, u32 iters, u64* out) {
+  __shared__ u32 s_word[32];
+  if (threadIdx.x == 0u) s_word[0] = 0u;
+  const bool clustered = occ::cluster_size() > 1u;
+  if (clustered) occ::cluster_sync(); else __syncthreads();
+  if (occ::block_linear_id() == 0u && threadIdx.x == 0u) {
+    const unsigned own = (unsigned)__cvta_generic_to_shared(&s_word[0]);
+    const unsigned remote = clustered ? occ::cluster_map(&s_word[0], 1u) : own;
+    u32 v = 0u;
+    u64 t = occ::globaltimer();
+    for (u32 i = 0u; i < iters; ++i) asm volatile("fence.acq_rel.cluster;" ::: "memory");
+    out[0] = occ::globaltimer() - t;
+    t = occ::globaltimer();
+    for (u32 i = 0u; i < iters; ++i) occ::fence_acq_rel();
+    out[1] = occ::globaltimer() - t;
+    t = occ::globaltimer();
+    for (u32 i = 0u; i < iters; ++i) {
+      occ::st_relaxed(g, i);
+      occ::fence_acq_rel();
+    }
+    out[2] = occ::globaltimer() - t;
+    t = occ::globaltimer();
+    for (u32 i = 0u; i < iters; ++i) v = occ::mcs::exch_acq_rel(own + ((v >> 31) << 2), 1u);
+    out[3] = occ::globaltimer() - t;
+    t = occ::globaltimer();
+    for (u32 i = 0u; i < iters; ++i) v = occ::mcs::ld_relaxed(remote + ((v >> 31) << 2));
+    out[4] = occ::globaltimer() - t;
+    t = occ::globaltimer();
+    for (u32 i = 0u; i < iters; ++i) v = occ::ld_relaxed(g + 32 + (v >> 31));
+    out[5] = occ::globaltimer() - t;
+    t = occ::globaltimer();
+    for (u32 i = 0u; i < iters; ++i) v = occ::atomic_add_relaxed(g + 64 + (v >> 31), 1u);
+    out[6] = occ::globaltimer() - t;
+    t = occ::globaltimer();
+    for (u32 i = 0u; i < iters; ++i) {
+      occ::mcs::st_release(remote + ((v >> 31) << 2), i);
+      asm volatile("fence.acq_rel.cluster;" ::: "memory");
+    }
+    out[7] = occ::globaltimer() - t;
+    g[96] = v;  // keeps the chains
+  }
+  if (clustered) occ::cluster_sync(); else __syncthreads();
+}

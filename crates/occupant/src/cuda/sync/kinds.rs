@@ -234,6 +234,24 @@ mod tests {
     }
 
     #[test]
+    fn only_the_cohort_mutexes_take_clusters() {
+        let clustered: Vec<MutexKind> = MutexKind::ALL
+            .iter()
+            .copied()
+            .filter(|k| k.uses_clusters())
+            .collect();
+        assert_eq!(
+            clustered,
+            [
+                MutexKind::Cohort,
+                MutexKind::McsCohort,
+                MutexKind::LazyCohort
+            ]
+        );
+        assert_eq!(MutexKind::LazyCohort.state_words(), 64);
+    }
+
+    #[test]
     fn semaphore_state_encodes_initial_value() {
         assert_eq!(SemaphoreKind::Spin.initial_state(3)[0], 4);
         assert_eq!(SemaphoreKind::Sleeping.initial_state(3)[96], 3);

@@ -444,6 +444,33 @@ pub fn run_mutex_clustered(
     })
 }
 
+/// Latencies of the operations a lock hand-off is made of (`mutex_costs` in kernels/mutex.cu,
+/// one thread, a 2-block cluster), ns per operation: (name, ns).
+pub fn run_handoff_costs(gpu: &Gpu, iters: u32) -> Result<Vec<(&'static str, f64)>> {
+    const NAMES: [&str; 8] = [
+        "fence.acq_rel.cluster",
+        "fence.acq_rel.gpu",
+        "st.relaxed.gpu + fence.acq_rel.gpu",
+        "atom.acq_rel.cluster, own shared memory",
+        "atom.relaxed.cluster, remote shared memory (DSMEM round trip)",
+        "ld.relaxed.gpu (L2 round trip)",
+        "atom.relaxed.gpu.add (L2 atomic round trip)",
+        "atom.release.cluster to remote shared memory + fence.acq_rel.cluster",
+    ];
+    let iters = iters.max(1);
+    let m = kernels::compile(gpu, "occupant_mutex.cu", MUTEX_CU, 2, None)?;
+    let g = gpu.alloc_zeroed::<u32>(128)?;
+    let out = gpu.alloc_zeroed::<u64>(8)?;
+    let cfg = LaunchConfig::plain(2, 32);
+    m.launch("mutex_costs", &cfg, &args![&g, iters, &out])?;
+    let out = out.to_vec()?;
+    Ok(NAMES
+        .iter()
+        .zip(out)
+        .map(|(n, ns)| (*n, ns as f64 / f64::from(iters)))
+        .collect())
+}
+
 /// One semaphore run.
 #[derive(Debug, Clone, Serialize)]
 pub struct SemaphoreRun {
