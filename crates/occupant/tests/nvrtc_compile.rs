@@ -138,6 +138,51 @@ fn replica_and_relay_emit_relaxed_polls_and_a_light_acquire() {
     }
 }
 
+/// A user-defined `Op` (a two-word argument, a 64-bit result) instantiates
+/// `occ::sync::CombiningMutex`, and the PTX has the documented orderings: the acq_rel tail
+/// exchange, the release of the request's link, the acquire polls and link reads, the fence
+/// and the relaxed flag stores of the hand-back.
+#[test]
+fn combining_mutex_takes_a_user_op_and_emits_its_orderings() {
+    if !nvrtc_or_skip("combining_mutex_takes_a_user_op_and_emits_its_orderings") {
+        return;
+    }
+    let src = "#include <occupant.cuh>\n\
+        #include <occupant_sync.cuh>\n\
+        struct Pair { unsigned slot; unsigned add; };\n\
+        struct AddAt {\n\
+          typedef Pair Arg; typedef unsigned long long Result;\n\
+          unsigned long long* sums;\n\
+          __device__ unsigned long long operator()(const Pair& p) const {\n\
+            const unsigned long long v = sums[p.slot] + p.add; sums[p.slot] = v; return v;\n\
+          }\n\
+        };\n\
+        extern \"C\" __global__ void k(unsigned* s, unsigned long long* sums,\n\
+                                       unsigned long long* out) {\n\
+          if (threadIdx.x != 0) return;\n\
+          occ::sync::CombiningMutex<AddAt> m(s, AddAt{sums});\n\
+          out[blockIdx.x] = m.apply(Pair{blockIdx.x & 3u, 1u});\n\
+        }\n";
+    let c = compile_uncached(
+        "combining.cu",
+        src,
+        &CompileOptions::default(),
+        "compute_90",
+    )
+    .unwrap_or_else(|e| panic!("combining.cu: {e}"));
+    assert!(c.log.is_empty(), "combining.cu: NVRTC warnings:\n{}", c.log);
+    let ptx = String::from_utf8_lossy(&c.image);
+    for insn in [
+        "atom.acq_rel.gpu.exch.b32",
+        "st.release.gpu.u32",
+        "ld.acquire.gpu.u32",
+        "fence.acq_rel.gpu",
+        "st.relaxed.gpu.u32",
+    ] {
+        assert!(ptx.contains(insn), "PTX lacks {insn}");
+    }
+}
+
 #[test]
 fn a_broken_kernel_reports_nvrtc_log_with_file_and_line() {
     if !nvrtc_or_skip("a_broken_kernel_reports_nvrtc_log_with_file_and_line") {

@@ -90,7 +90,7 @@ impl Control {
 }
 
 /// The primitive ids of `occ::Prim` (device/watchdog.cuh), in order.
-pub const PRIMITIVES: [&str; 29] = [
+pub const PRIMITIVES: [&str; 30] = [
     "user",
     "naive_barrier",
     "xf_barrier",
@@ -120,6 +120,7 @@ pub const PRIMITIVES: [&str; 29] = [
     "replica_barrier",
     "relay_barrier",
     "lean_barrier",
+    "combining_mutex",
 ];
 
 /// The name of device primitive id `id` (`occ::Prim`), `"unknown"` for an id not in the table.

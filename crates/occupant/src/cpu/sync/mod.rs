@@ -44,7 +44,7 @@
 //! | --- | --- | --- |
 //! | discovery | quiescent ([`QuiescentDiscovery`]), seed 001's over any [`MutexKind`] with a delay ([`LockedDiscovery`]) | quiescent, with the executor's occupancy hint |
 //! | barrier | [`XfBarrier`], [`AtomicBarrier`], [`TreeBarrier`] | XF; per shape: [`Barrier::with_default_kind_for`] |
-//! | mutex | spin, spin+backoff ([`SpinMutex`]), ticket, ticket+backoff ([`TicketMutex`]), cohort ([`CohortMutex`]); MCS cohort, plain and lazy ([`McsCohortMutex`], the GPU's cluster-cohort twin, not in [`MutexKind`]: it needs each caller's cohort and member) | ticket; per shape: [`Mutex::with_default_kind_for`] |
+//! | mutex | spin, spin+backoff ([`SpinMutex`]), ticket, ticket+backoff ([`TicketMutex`]), cohort ([`CohortMutex`]); MCS cohort, plain and lazy ([`McsCohortMutex`], the GPU's cluster-cohort twin, not in [`MutexKind`]: it needs each caller's cohort and member); combining ([`CombiningMutex`], the twin of `occ::sync::CombiningMutex<Op>`: the caller hands over the critical section as a closure, so it is not a lock/unlock [`MutexKind`]) | ticket; per shape: [`Mutex::with_default_kind_for`] |
 //! | semaphore | spin, spin+backoff ([`SpinSemaphore`]), sleeping ([`SleepingSemaphore`]) | sleeping |
 
 pub mod atomic;
@@ -52,6 +52,7 @@ mod atomic_barrier;
 mod backoff;
 mod barrier;
 mod cohort_mutex;
+mod combining_mutex;
 mod discovery;
 mod discovery_kind;
 mod discovery_recall;
@@ -76,6 +77,7 @@ pub use atomic_barrier::AtomicBarrier;
 pub use backoff::BackoffConfig;
 pub use barrier::{Barrier, BarrierKind};
 pub use cohort_mutex::{CohortMutex, COHORTS, COHORT_PASSES};
+pub use combining_mutex::{CombiningMutex, COMBINING_BATCH, COMBINING_BOUND};
 pub use discovery::{Discovered, Discovery, NON_PARTICIPATING};
 pub use discovery_kind::DiscoveryKind;
 pub use discovery_recall::{measure_discovery, DiscoveryRun};

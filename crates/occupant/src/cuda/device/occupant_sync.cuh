@@ -13,10 +13,12 @@
 //   cohort_mutex.cuh         occ::CohortMutex (cluster cohorts)
 //   mcs_cohort_mutex.cuh     occ::McsCohortMutex, occ::LazyCohortMutex (MCS cluster cohorts)
 //   replica_barrier.cuh      occ::ReplicaBarrier, occ::RelayBarrier, occ::LeanBarrier
+//   combining_mutex.cuh      occ::sync::CombiningMutex<Op> (combining lock, CC-Synch)
 #pragma once
 
 #include "atomic_barrier.cuh"
 #include "cohort_mutex.cuh"
+#include "combining_mutex.cuh"
 #include "combining_barrier.cuh"
 #include "discovery.cuh"
 #include "hierarchical_barrier.cuh"

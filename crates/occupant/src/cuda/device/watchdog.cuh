@@ -69,6 +69,7 @@ enum Prim : unsigned {
   ReplicaBarrier = 26,
   RelayBarrier = 27,
   LeanBarrier = 28,
+  CombiningMutex = 29,
 };
 
 /// The per-module watchdog record, shared by the host runtime and the device code.

@@ -111,6 +111,13 @@ kind_enum! {
         /// constructs it; a holder's cohort must not wait for a waiter's block between
         /// critical sections.
         LazyCohort => "lazy_cohort", "occ::sync::LazyCohortMutex", 25;
+        /// Combining (delegation) lock after CC-Synch (combining_mutex.cuh): each block
+        /// publishes its request in a queue node, the block at the head runs up to 64 pending
+        /// requests of others per turn and hands back their results. Not a lock/unlock type:
+        /// the critical section is the functor `Op` of `occ::sync::CombiningMutex<Op>`
+        /// (`apply(arg)` returns its result), so it is never a default for [`super::Mutex`].
+        /// Not yet measured on a GPU.
+        Combining => "combining", "occ::sync::CombiningMutex", 29;
     }
 }
 
@@ -169,6 +176,15 @@ impl BarrierKind {
     }
 }
 
+/// Blocks a combining lock's default state serves (`OCC_COMBINING_CAPACITY`).
+pub const COMBINING_CAPACITY: usize = 4096;
+
+/// u32 words of a combining lock's state for `capacity` blocks: the tail line, `capacity + 1`
+/// node lines of 32 words, one spare-node word per block (`occ::sync::combining_state_words`).
+pub fn combining_state_words(capacity: usize) -> usize {
+    32 * (capacity + 2) + capacity
+}
+
 impl MutexKind {
     /// u32 words of device state.
     pub fn state_words(self) -> usize {
@@ -179,7 +195,14 @@ impl MutexKind {
             | MutexKind::Cohort
             | MutexKind::McsCohort
             | MutexKind::LazyCohort => 64,
+            MutexKind::Combining => combining_state_words(COMBINING_CAPACITY),
         }
+    }
+
+    /// Whether the kind is a lock/unlock mutex (`lock()`/`unlock()`, usable with
+    /// `occ::block_lock`); false for the combining lock, whose critical section is a functor.
+    pub fn is_lock(self) -> bool {
+        self != MutexKind::Combining
     }
 
     /// Whether the kind's cohorts are thread-block clusters (launch it with clusters to gain;
@@ -231,6 +254,17 @@ mod tests {
             assert_eq!(DiscoveryMethod::parse(k.name()), Some(*k));
         }
         assert_eq!(MutexKind::parse("nope"), None);
+    }
+
+    #[test]
+    fn combining_state_matches_the_header() {
+        let h = crate::cuda::header("combining_mutex.cuh").unwrap();
+        assert!(h.contains("return 32u * (capacity + 2u) + capacity;"));
+        assert!(h.contains(&format!(
+            "#define OCC_COMBINING_CAPACITY {COMBINING_CAPACITY}"
+        )));
+        assert_eq!(combining_state_words(1), 97);
+        assert!(!MutexKind::Combining.is_lock() && MutexKind::Spin.is_lock());
     }
 
     #[test]

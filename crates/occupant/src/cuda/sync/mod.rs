@@ -18,7 +18,10 @@ pub use kernels::{
     compile, compile_grid_sync, compile_with, BARRIER_CU, DISCOVERY_CU, GRID_SYNC_CU,
     MEMORY_BENCH_CU, MUTEX_CU, SEMAPHORE_CU,
 };
-pub use kinds::{BarrierKind, DiscoveryMethod, MutexKind, SemaphoreKind};
+pub use kinds::{
+    combining_state_words, BarrierKind, DiscoveryMethod, MutexKind, SemaphoreKind,
+    COMBINING_CAPACITY,
+};
 pub use machine::{
     results_dir_name, slug, Access, Characteristics, Defaults, MachineAbstraction, MemoryTiming,
     ATOMIC_COSTLY, CONTENTION_COSTLY, HOLDS_LINE_THRESHOLD,

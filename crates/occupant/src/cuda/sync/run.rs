@@ -340,7 +340,8 @@ pub struct MutexRun {
     pub work: bool,
     /// The counter after the launch (must equal `blocks * iters` when `work`).
     pub counter: u64,
-    /// Lock/unlock pairs per second over the whole launch, millions.
+    /// Lock/unlock pairs (for the combining lock: applied requests, one critical section each)
+    /// per second over the whole launch, millions.
     pub mops: f64,
     /// The lock was free after the launch (spin: word 0; the ticket-based kinds: every
     /// global ticket served, so a lazy cohort released its parked lock).
@@ -384,6 +385,12 @@ pub fn run_mutex_clustered(
         return Err(Error::InvalidLaunch(
             "a mutex run needs at least one block".into(),
         ));
+    }
+    if kind == MutexKind::Combining && blocks > super::kinds::COMBINING_CAPACITY {
+        return Err(Error::InvalidLaunch(format!(
+            "the combining mutex's state serves at most {} blocks, not {blocks}",
+            super::kinds::COMBINING_CAPACITY
+        )));
     }
     let launched = blocks.div_ceil(cluster as usize) * cluster as usize;
     let name = format!("mutex_{}", kind.name());
@@ -430,6 +437,8 @@ pub fn run_mutex_clustered(
     let st = state.to_vec()?;
     let free_after = match kind {
         MutexKind::Spin | MutexKind::SpinBackoff => st[0] == 0,
+        // The queue's last node has status 0 (COMBINE): no request waits.
+        MutexKind::Combining => st.get(32 * (1 + st[0] as usize)) == Some(&0),
         _ => st[0] == st[32],
     };
     Ok(MutexRun {

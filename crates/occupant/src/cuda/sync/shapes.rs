@@ -69,7 +69,9 @@ impl MachineAbstraction {
     /// [`MachineAbstraction::barrier_for`].
     pub fn mutex_for(&self, shape: LaunchShape) -> MutexKind {
         self.shapes
-            .best_where(ShapeClass::Mutex, shape, |k| MutexKind::parse(k).is_some())
+            .best_where(ShapeClass::Mutex, shape, |k| {
+                MutexKind::parse(k).is_some_and(MutexKind::is_lock)
+            })
             .and_then(|(k, _)| MutexKind::parse(k))
             .unwrap_or(self.defaults.mutex)
     }

@@ -1,5 +1,7 @@
 //! Mutex throughput from one contending block to full occupancy (every kind; the cluster-cohort
-//! kinds also in clusters of 2, 4 and 8) and semaphore throughput (spinning vs sleeping).
+//! kinds also in clusters of 2, 4 and 8; the combining lock counts applied requests, one
+//! critical section each, so its figure compares with the locks' lock/unlock pairs) and
+//! semaphore throughput (spinning vs sleeping).
 
 use super::PrimitivesConfig;
 use crate::cuda::sync::builtin_shape_table;
@@ -72,7 +74,7 @@ pub(super) fn measure_mutexes(
         };
         let builtin = builtin_table.as_ref().and_then(|t| {
             t.best_where(ShapeClass::Mutex, LaunchShape::new(b, 128), |k| {
-                MutexKind::parse(k).is_some()
+                MutexKind::parse(k).is_some_and(MutexKind::is_lock)
             })
             .map(|(k, _)| k.to_string())
         });

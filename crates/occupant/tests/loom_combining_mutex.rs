@@ -1,0 +1,82 @@
+//! Loom model of the combining lock (`occupant::cpu::sync::CombiningMutex`, the CPU twin of
+//! `occ::sync::CombiningMutex<Op>`): 2–3 loom threads each apply a plain (non-atomic,
+//! loom-tracked) read-modify-write of the lock's data once or twice. Loom reports any access to
+//! the data, a request's argument or its handed-back result that is not ordered by
+//! happens-before; the returned values (the count before each increment) must all differ, and
+//! a final request must see every update. Weakening the hand-back (dropping the release fence
+//! before the DONE/COMBINE flag stores) makes these models fail.
+//!
+//! Run with `scripts/loom.sh` (`RUSTFLAGS="--cfg loom" cargo test --release --test
+//! loom_combining_mutex`).
+#![cfg(loom)]
+
+mod loom_common;
+
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::sync::Arc;
+use loom::thread;
+use loom_common::{builder, LoomWait};
+use occupant::cpu::sync::CombiningMutex;
+
+/// `threads` threads apply an increment `rounds` times each.
+fn check(threads: usize, rounds: usize, bound: usize) {
+    builder(bound).check(move || {
+        let m = Arc::new(CombiningMutex::new(
+            threads,
+            0usize,
+            |c: &mut usize, add: usize| {
+                let before = *c;
+                *c = before + add;
+                before
+            },
+        ));
+        let seen = Arc::new([
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+        ]);
+        let handles: Vec<_> = (1..threads)
+            .map(|p| {
+                let (m, seen) = (m.clone(), seen.clone());
+                thread::spawn(move || {
+                    for _ in 0..rounds {
+                        let before = m.apply(p, 1, &LoomWait).unwrap();
+                        seen[before].fetch_add(1, Ordering::Relaxed);
+                    }
+                })
+            })
+            .collect();
+        for _ in 0..rounds {
+            let before = m.apply(0, 1, &LoomWait).unwrap();
+            seen[before].fetch_add(1, Ordering::Relaxed);
+        }
+        for h in handles {
+            h.join().unwrap();
+        }
+        let n = threads * rounds;
+        assert_eq!(m.apply(0, 0, &LoomWait).unwrap(), n, "lost update");
+        for (v, s) in seen.iter().enumerate().take(n) {
+            assert_eq!(
+                s.load(Ordering::Relaxed),
+                1,
+                "count {v} returned twice or never"
+            );
+        }
+    });
+}
+
+#[test]
+fn two_threads_once() {
+    check(2, 1, 3);
+}
+
+#[test]
+fn two_threads_twice() {
+    check(2, 2, 2);
+}
+
+#[test]
+fn three_threads_once() {
+    check(3, 1, 2);
+}
