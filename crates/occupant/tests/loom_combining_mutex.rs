@@ -30,12 +30,8 @@ fn check(threads: usize, rounds: usize, bound: usize) {
                 before
             },
         ));
-        let seen = Arc::new([
-            AtomicUsize::new(0),
-            AtomicUsize::new(0),
-            AtomicUsize::new(0),
-            AtomicUsize::new(0),
-        ]);
+        let seen: Arc<Vec<AtomicUsize>> =
+            Arc::new((0..threads * rounds).map(|_| AtomicUsize::new(0)).collect());
         let handles: Vec<_> = (1..threads)
             .map(|p| {
                 let (m, seen) = (m.clone(), seen.clone());
@@ -56,7 +52,7 @@ fn check(threads: usize, rounds: usize, bound: usize) {
         }
         let n = threads * rounds;
         assert_eq!(m.apply(0, 0, &LoomWait).unwrap(), n, "lost update");
-        for (v, s) in seen.iter().enumerate().take(n) {
+        for (v, s) in seen.iter().enumerate() {
             assert_eq!(
                 s.load(Ordering::Relaxed),
                 1,
@@ -73,10 +69,15 @@ fn two_threads_once() {
 
 #[test]
 fn two_threads_twice() {
-    check(2, 2, 2);
+    check(2, 2, 3);
 }
 
 #[test]
 fn three_threads_once() {
-    check(3, 1, 2);
+    check(3, 1, 3);
+}
+
+#[test]
+fn three_threads_twice() {
+    check(3, 2, 2);
 }

@@ -174,10 +174,10 @@ fn combining_mutex_takes_a_user_op_and_emits_its_orderings() {
     let ptx = String::from_utf8_lossy(&c.image);
     for insn in [
         "atom.acq_rel.gpu.exch.b32",
-        "st.release.gpu.u32",
-        "ld.acquire.gpu.u32",
+        "st.release.gpu.u64",
+        "ld.acquire.gpu.u64",
         "fence.acq_rel.gpu",
-        "st.relaxed.gpu.u32",
+        "st.relaxed.gpu.u64",
     ] {
         assert!(ptx.contains(insn), "PTX lacks {insn}");
     }

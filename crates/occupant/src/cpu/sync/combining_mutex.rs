@@ -12,8 +12,9 @@ use crossbeam_utils::CachePadded;
 
 /// Requests a combiner serves at most per turn, its own included (`OCC_COMBINING_BOUND`).
 pub const COMBINING_BOUND: usize = 64;
-/// Results handed back per release fence (`OCC_COMBINING_BATCH`).
-pub const COMBINING_BATCH: usize = 8;
+/// Requests a combiner gathers per acquire fence and hands back per release fence
+/// (`OCC_COMBINING_BATCH`).
+pub const COMBINING_BATCH: usize = 4;
 
 /// Node status: the node's owner combines next (all-zero state: node 0 is a free queue).
 const COMBINE: u32 = 0;
@@ -57,9 +58,9 @@ struct Node<A, R> {
 ///
 /// Each caller publishes its request (the argument `A`) in a queue node; the caller at the
 /// head (the *combiner*) runs the pending requests of the others in FIFO order, at most
-/// [`COMBINING_BOUND`] per turn, hands each result back with one release (a release fence per
-/// [`COMBINING_BATCH`] results, then a relaxed flag store each), and passes the combiner role
-/// to the next waiter. A lock that hands off between threads once per critical section pays
+/// [`COMBINING_BOUND`] per turn, in batches of [`COMBINING_BATCH`] (each link read with
+/// acquire; the batch's results handed back behind one release fence, then a relaxed flag
+/// store each), and passes the combiner role to the next waiter. A lock that hands off between threads once per critical section pays
 /// one cache-line transfer per operation; here one hand-off serves up to
 /// [`COMBINING_BOUND`] operations.
 ///
@@ -190,36 +191,58 @@ where
         })
     }
 
-    /// The combiner's turn: the own request (node `cur`), then up to [`COMBINING_BOUND`] - 1
-    /// published requests of others, then the role to the next node.
+    /// The combiner's turn: the own request (node `cur`), then, in batches of up to
+    /// [`COMBINING_BATCH`], the published requests of others (at most [`COMBINING_BOUND`] in
+    /// all): the links read with acquire, the requests run, one release fence, DONE into each;
+    /// finally COMBINE into the node that ended the turn.
     fn combine(&self, cur: u32) -> R {
         let cn = &self.nodes[cur as usize];
         // SAFETY: the combiner holds the data; the own argument was written by this thread.
         let own_arg = cn.arg.with_mut(|a| unsafe { (*a).take() });
         let own = self.run(own_arg);
         let mut tmp = cn.next.load(Ordering::Relaxed) - 1;
-        let mut batch = [0u32; COMBINING_BATCH];
-        let mut n = 0;
-        for _ in 1..COMBINING_BOUND {
-            let tn = &self.nodes[tmp as usize];
-            let next = tn.next.load(Ordering::Acquire);
-            if next == 0 {
-                break; // not yet published: its owner combines next
+        let mut served = 1;
+        let mut ids = [0u32; COMBINING_BATCH];
+        loop {
+            let mut n = 0;
+            let mut end = false;
+            while n < COMBINING_BATCH {
+                if served + n >= COMBINING_BOUND {
+                    end = true;
+                    break;
+                }
+                // Acquire: the argument, and the reset of the next node's link by its owner
+                // (a relaxed load could read that node's link of an earlier use).
+                let next = self.nodes[tmp as usize].next.load(Ordering::Acquire);
+                if next == 0 {
+                    end = true; // not yet published: its owner combines next
+                    break;
+                }
+                ids[n] = tmp;
+                n += 1;
+                tmp = next - 1;
             }
-            // SAFETY: the argument was written before the release of `next` (acquired above);
-            // its owner reads the result only after the DONE store below.
-            let arg = tn.arg.with_mut(|a| unsafe { (*a).take() });
-            let r = self.run(arg);
-            tn.result.with_mut(|p| unsafe { *p = Some(r) });
-            batch[n] = tmp;
-            n += 1;
-            if n == COMBINING_BATCH {
-                self.hand_back(&batch[..n]);
-                n = 0;
+            for &id in &ids[..n] {
+                let tn = &self.nodes[id as usize];
+                // SAFETY: the argument was written before the release of the link (acquired
+                // above); its owner reads the result only after the DONE below.
+                let arg = tn.arg.with_mut(|a| unsafe { (*a).take() });
+                let r = self.run(arg);
+                tn.result.with_mut(|p| unsafe { *p = Some(r) });
             }
-            tmp = next - 1;
+            // The release of the batch's results and of the data (and, at the end, of the
+            // turn to the next combiner).
+            fence(Ordering::Release);
+            for &id in &ids[..n] {
+                self.nodes[id as usize]
+                    .status
+                    .store(DONE, Ordering::Relaxed);
+            }
+            served += n;
+            if end {
+                break;
+            }
         }
-        self.hand_back(&batch[..n]);
         self.nodes[tmp as usize]
             .status
             .store(COMBINE, Ordering::Relaxed);
@@ -230,17 +253,6 @@ where
         let arg = arg.expect("combining mutex: a published request has its argument");
         // SAFETY: only the combiner (one at a time, ordered by the status hand-offs) runs here.
         self.data.with_mut(|d| (self.op)(unsafe { &mut *d }, arg))
-    }
-
-    /// One release fence (also with no result: the role hand-off that follows relies on it),
-    /// then DONE into each served node.
-    fn hand_back(&self, served: &[u32]) {
-        fence(Ordering::Release);
-        for &id in served {
-            self.nodes[id as usize]
-                .status
-                .store(DONE, Ordering::Relaxed);
-        }
     }
 
     /// Runs `f` on the data with exclusive access (no request can be in flight).

@@ -19,41 +19,51 @@
 // State (host zeroes it; MutexKind::Combining.state_words() words for OCC_COMBINING_CAPACITY):
 //   line 0, word 0          tail: the id of the queue's last node
 //   lines 1 ... capacity+1  node k on line 1+k (128 bytes):
-//                           word 0 status (0 COMBINE: the owner combines next; 1 WAIT; 2 DONE)
-//                           word 1 next (id + 1 of the node linked after it, 0 none)
-//                           words 4..15 the result, words 16..31 the request's argument
+//                           words 0-1 (u64) status (0 COMBINE: the owner combines next;
+//                                     1 WAIT; 2 DONE) | a result of <= 4 bytes << 32
+//                           words 2-3 (u64) link: id + 1 of the node linked after it (0 none)
+//                                     | an argument of <= 4 bytes << 32
+//                           words 4..15 a larger result, words 16..31 a larger argument
 //   then capacity words     own[b]: id + 1 of the spare node block b owns (0: node b + 1)
 // All zero is a free lock: node 0 is the queue's dummy with status COMBINE, block b owns node
 // b + 1. Between launches the state stays valid (each block's spare node is written back to
 // own[b]), so the same state may be reused, by grids of any size up to the capacity.
 //
 // Protocol of apply(arg), by one thread per block (the block's representative):
-//   1. spare := my node; spare.status := WAIT, spare.next := 0 (relaxed stores);
+//   1. spare := my node; spare.status := WAIT, spare.link := 0 (st.relaxed.gpu);
 //      cur := atom.acq_rel.gpu.exch(tail, spare)  (publishes spare's fields, reads cur's);
-//      cur.arg := arg (plain); st.release.gpu(cur.next, spare + 1)  -- the request is published;
-//      my node := cur (spare now belongs to the queue; cur becomes mine once served).
+//      a large argument into cur's words 16..; st.release.gpu.u64(cur.link, {spare + 1, a small
+//      argument}): the request is published (one 64-bit store: the link and a small argument
+//      are read together); my node := cur (spare now belongs to the queue).
 //   2. poll (occ::poll_until: fast spin, then the watchdog's deadline) until
-//      ld.acquire.gpu(cur.status) != WAIT. DONE: the result is in cur (written before the
-//      release that made it DONE): return it. COMBINE: this block combines.
-//   3. Combiner: run the own request; then walk: tmp := next of the node just served. While
-//      tmp.next != 0 (ld.acquire.gpu: tmp's argument is visible) and fewer than
-//      OCC_COMBINING_BOUND requests were served this turn: result := Op(tmp.arg), stored plainly
-//      in tmp; remember tmp; tmp := tmp.next. Results are handed back in batches of up to
-//      OCC_COMBINING_BATCH: one fence.acq_rel.gpu, then st.relaxed.gpu(status, DONE) for each
-//      (the fence makes every relaxed flag store a release of the results and of the Op's
-//      writes). Finally tmp.status := COMBINE behind the same kind of fence: tmp's owner (whose
-//      request is not yet served, or not yet linked) combines next, and sees every write of
-//      this turn (it reads its status with ld.acquire.gpu).
+//      ld.acquire.gpu.u64(cur.status) != WAIT. DONE: the result is in it (small) or in cur
+//      (large, written before the release that made it DONE). COMBINE: this block combines.
+//   3. Combiner: run the own request; then, in batches of up to OCC_COMBINING_BATCH: walk the
+//      links with ld.acquire.gpu.u64 (one L2 round trip per request: the link and a small
+//      argument in one load) until a node is unpublished (link 0), the batch is full or the
+//      turn has served OCC_COMBINING_BOUND requests (the own included). Each link load must be
+//      an acquire, not relaxed with one fence after the batch: the next node's link was reset
+//      by its owner before its tail exchange, and only the acquire chain orders that reset
+//      before the next load (a relaxed load could read the node's link of an earlier use; the
+//      loom model of the CPU twin finds it). Then run the batch's requests (large arguments
+//      all loaded after the walk, in parallel), results stored plainly (large) or kept
+//      (small); one fence.acq_rel.gpu (the
+//      release of the results and of the Op's writes); one st.relaxed.gpu.u64 {DONE, small
+//      result} per request. The node that ended the turn gets {COMBINE} behind the last such
+//      fence: its owner (whose request is unserved, or not yet linked) combines next and sees
+//      every write of the turn (it reads its status with ld.acquire.gpu).
 //
 // Fairness: requests are served in the order their blocks swapped the tail (FIFO); a combiner
-// serves at most OCC_COMBINING_BOUND requests a turn (its own included), then passes the role.
+// serves at most OCC_COMBINING_BOUND requests a turn, then passes the role.
 // Nothing waits without a deadline: the only wait is step 2's poll; the combiner never waits
-// (a node whose next link is not yet stored ends its turn). A waiter that gives up (the launch
+// (a node whose link is not yet stored ends its turn). A waiter that gives up (the launch
 // was aborted) returns false; the state is then not reusable (as with every other lock after an
 // aborted launch).
 //
 // Tunables (define before including occupant headers): OCC_COMBINING_CAPACITY (4096 blocks),
-// OCC_COMBINING_BOUND (64 requests per turn), OCC_COMBINING_BATCH (8 results per fence).
+// OCC_COMBINING_BOUND (64 requests per turn), OCC_COMBINING_BATCH (4 requests per fence pair;
+// 4 keeps mutex_combining within 32 registers without spills, so 16 blocks of 128 threads fit
+// an SM).
 // NOT YET MEASURED ON A GPU.
 #pragma once
 
@@ -66,7 +76,7 @@
 #define OCC_COMBINING_BOUND 64
 #endif
 #ifndef OCC_COMBINING_BATCH
-#define OCC_COMBINING_BATCH 8
+#define OCC_COMBINING_BATCH 4
 #endif
 
 namespace occ {
@@ -82,9 +92,12 @@ struct CombiningMutex {
   typedef typename Op::Arg Arg;
   typedef typename Op::Result Result;
   static constexpr unsigned kPrim = Prim::CombiningMutex;
+  static constexpr u32 kCombine = 0u;
   static constexpr u32 kWait = 1u;
   static constexpr u32 kDone = 2u;
-  static constexpr u32 kCombine = 0u;
+  /// Arguments and results of at most 4 bytes travel in the link / status word.
+  static constexpr bool kSmallArg = sizeof(Arg) <= 4;
+  static constexpr bool kSmallResult = sizeof(Result) <= 4;
   static_assert(sizeof(Arg) <= 64 && alignof(Arg) <= 16, "Op::Arg: at most 64 bytes, align 16");
   static_assert(sizeof(Result) <= 48 && alignof(Result) <= 16,
                 "Op::Result: at most 48 bytes, align 16");
@@ -108,11 +121,6 @@ struct CombiningMutex {
     }
   }
 
-  __device__ __forceinline__ u32* node(u32 id) const { return state + 32u * (1u + id); }
-  __device__ __forceinline__ u32* own_word(u32 b) const {
-    return state + 32u * (capacity + 2u) + b;
-  }
-
   /// Runs op(arg) under mutual exclusion with every other block's requests and stores its
   /// result in *result. False if the launch was aborted (or the block id is past the
   /// capacity: then the watchdog records the launch as failed); *result is then untouched.
@@ -122,23 +130,29 @@ struct CombiningMutex {
       return false;
     }
     const u32 spare = mine;
-    u32* sp = node(spare);
-    st_relaxed(sp, kWait);
-    st_relaxed(sp + 1, 0u);
+    st_relaxed(status_word(spare), (u64)kWait);
+    st_relaxed(link_word(spare), 0ull);
     const u32 cur = atomic_exch_acq_rel(state, spare);
-    u32* cp = node(cur);
-    *reinterpret_cast<Arg*>(cp + 16) = arg;
-    st_release(cp + 1, spare + 1u);  // publishes the argument
+    u64 link = (u64)(spare + 1u);
+    if (kSmallArg) {
+      link |= (u64)pack(arg) << 32;
+    } else {
+      *reinterpret_cast<Arg*>(node(cur) + 16) = arg;
+    }
+    st_release(link_word(cur), link);  // publishes the request
     mine = cur;
     st_relaxed(own_word(block_linear_id()), cur + 1u);
-    u32 status = kWait;
-    if (!poll_until(kPrim, [cp, &status] { return (status = ld_acquire(cp)) != kWait; }))
+    u64* sw = status_word(cur);
+    u64 status = kWait;
+    if (!poll_until(kPrim, [sw, &status] { return (u32)(status = ld_acquire(sw)) != kWait; }))
       return false;
-    if (status == kDone) {
-      *result = *reinterpret_cast<const Result*>(cp + 4);
+    if ((u32)status == kDone) {
+      *result = kSmallResult ? unpack<Result>((u32)(status >> 32))
+                             : *reinterpret_cast<const Result*>(node(cur) + 4);
       return true;
     }
-    combine(cp, result);
+    *result = op(arg);
+    combine(spare);
     return true;
   }
 
@@ -151,36 +165,80 @@ struct CombiningMutex {
   }
 
  private:
-  /// The combiner's turn: the own request (in node cp), then up to OCC_COMBINING_BOUND - 1
-  /// published requests of others, then the role to the next node.
-  __device__ void combine(u32* cp, Result* own) {
-    *own = op(*reinterpret_cast<const Arg*>(cp + 16));
-    u32 tmp = ld_relaxed(cp + 1) - 1u;  // set by this block: cur.next
-    u32 batch[OCC_COMBINING_BATCH];
-    u32 n = 0u;
-    for (u32 served = 1u; served < (u32)OCC_COMBINING_BOUND; ++served) {
-      u32* tp = node(tmp);
-      const u32 next = ld_acquire(tp + 1);
-      if (next == 0u) break;  // not yet published: its owner combines next
-      *reinterpret_cast<Result*>(tp + 4) = op(*reinterpret_cast<const Arg*>(tp + 16));
-      batch[n++] = tmp;
-      if (n == (u32)OCC_COMBINING_BATCH) {
-        hand_back(batch, n);
-        n = 0u;
-      }
-      tmp = next - 1u;
-    }
-    // The rest of the batch, and the next combiner (its request is unserved or unpublished),
-    // behind one fence that orders every write of the turn before the stores.
-    hand_back(batch, n);
-    st_relaxed(node(tmp), kCombine);
+  __device__ __forceinline__ u32* node(u32 id) const { return state + 32u * (1u + id); }
+  __device__ __forceinline__ u64* status_word(u32 id) const {
+    return reinterpret_cast<u64*>(node(id));
+  }
+  __device__ __forceinline__ u64* link_word(u32 id) const {
+    return reinterpret_cast<u64*>(node(id) + 2);
+  }
+  __device__ __forceinline__ u32* own_word(u32 b) const {
+    return state + 32u * (capacity + 2u) + b;
+  }
+  template <class T>
+  __device__ __forceinline__ static u32 pack(const T& v) {
+    u32 w = 0u;
+    memcpy(&w, &v, sizeof(T) <= 4 ? sizeof(T) : 4);
+    return w;
+  }
+  template <class T>
+  __device__ __forceinline__ static T unpack(u32 w) {
+    T v;
+    memcpy(&v, &w, sizeof(T) <= 4 ? sizeof(T) : 4);
+    return v;
   }
 
-  /// Releases the served nodes batch[0..n): one fence.acq_rel.gpu (also when n is 0: the
-  /// combiner's hand-off that follows relies on it), then one relaxed DONE store each.
-  __device__ __forceinline__ void hand_back(const u32* batch, u32 n) {
-    fence_acq_rel();
-    for (u32 i = 0u; i < n; ++i) st_relaxed(node(batch[i]), kDone);
+  /// The combiner's turn after its own request: the published requests from node `first`
+  /// (the own request's successor) on, in batches, then the role to the node that ends it.
+  __device__ void combine(u32 first) {
+    u32 tmp = first;
+    u32 served = 1u;  // the own request
+    u32 ids[OCC_COMBINING_BATCH];
+    u32 args[OCC_COMBINING_BATCH];
+    for (;;) {
+      u32 n = 0u;
+      bool end = false;
+      while (n < (u32)OCC_COMBINING_BATCH) {
+        if (served + n >= (u32)OCC_COMBINING_BOUND) {
+          end = true;
+          break;
+        }
+        const u64 l = ld_acquire(link_word(tmp));  // see step 3 of the protocol
+        if ((u32)l == 0u) {  // not yet published: its owner combines next
+          end = true;
+          break;
+        }
+        ids[n] = tmp;
+        args[n] = (u32)(l >> 32);
+        ++n;
+        tmp = (u32)l - 1u;
+      }
+#pragma unroll
+      for (u32 i = 0u; i < (u32)OCC_COMBINING_BATCH; ++i) {
+        if (i < n) {
+          const Arg a = kSmallArg ? unpack<Arg>(args[i])
+                                  : *reinterpret_cast<const Arg*>(node(ids[i]) + 16);
+          const Result r = op(a);
+          if (kSmallResult) {
+            args[i] = pack(r);  // the argument's register now holds the small result
+          } else {
+            *reinterpret_cast<Result*>(node(ids[i]) + 4) = r;
+          }
+        }
+      }
+      // The release of the batch's results and of every write of the Op so far (and, at the
+      // end, of the turn to the next combiner).
+      fence_acq_rel();
+#pragma unroll
+      for (u32 i = 0u; i < (u32)OCC_COMBINING_BATCH; ++i) {
+        if (i < n) {
+          st_relaxed(status_word(ids[i]), (u64)kDone | (kSmallResult ? (u64)args[i] << 32 : 0ull));
+        }
+      }
+      served += n;
+      if (end) break;
+    }
+    st_relaxed(status_word(tmp), (u64)kCombine);
   }
 };
 
