@@ -181,6 +181,41 @@ pub const COMBINING_CAPACITY: usize = 4096;
 
 /// u32 words of a combining lock's state for `capacity` blocks: the tail line, `capacity + 1`
 /// node lines of 32 words, one spare-node word per block (`occ::sync::combining_state_words`).
+///
+/// The combining lock (`occ::sync::CombiningMutex<Op>`, [`MutexKind::Combining`]; not yet
+/// measured on a GPU) takes the critical section as a functor and returns its result:
+///
+/// ```no_run
+/// use occupant::cuda::{Gpu, LaunchConfig};
+/// use occupant::cuda::sync::{combining_state_words, COMBINING_CAPACITY};
+/// let gpu = Gpu::open(0)?;
+/// let src = r#"#include <occupant.cuh>
+/// #include <occupant_sync.cuh>
+/// struct Deposit {  // the critical section: runs on whichever block combines
+///   typedef unsigned Arg;
+///   typedef unsigned long long Result;
+///   unsigned long long* balance;
+///   __device__ unsigned long long operator()(const unsigned& amount) const {
+///     *balance += amount;  // plain accesses: the lock orders them
+///     return *balance;
+///   }
+/// };
+/// extern "C" __global__ void k(unsigned* state, unsigned long long* balance,
+///                              unsigned long long* seen) {
+///   if (threadIdx.x != 0) return;  // one caller per block
+///   occ::sync::CombiningMutex<Deposit> m(state, Deposit{balance});
+///   unsigned long long after = 0;
+///   if (!m.try_apply(1u, &after)) return;  // the launch was aborted (watchdog)
+///   seen[blockIdx.x] = after;
+/// }"#;
+/// let module = gpu.compile("deposit.cu", src, &Default::default())?;
+/// let state = gpu.alloc_zeroed::<u32>(combining_state_words(COMBINING_CAPACITY))?;
+/// let balance = gpu.alloc_zeroed::<u64>(1)?;
+/// let seen = gpu.alloc_zeroed::<u64>(264)?;
+/// module.launch("k", &LaunchConfig::plain(264, 128), &occupant::args![&state, &balance, &seen])?;
+/// assert_eq!(balance.to_vec()?[0], 264);
+/// # Ok::<(), occupant::Error>(())
+/// ```
 pub fn combining_state_words(capacity: usize) -> usize {
     32 * (capacity + 2) + capacity
 }
