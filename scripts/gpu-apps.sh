@@ -17,6 +17,8 @@
 #           cc, pagerank on the four inputs with every variant, pagerank on BA-4M with the
 #           device-loop kernels at 0 (no launch bounds) and 6 blocks per SM, then sanitize
 #           (each step bounded; about 4 minutes in all: timeout_s 420)
+#   while   the GPU tests, bfs/sssp/cc with graph and graph-while, pagerank with every variant,
+#           then sanitize
 # Any mode may be followed by more: `run.sh quick sanitize`.
 # Results: $OUT/results.tar.gz (what goes under bench/results/<gpu>/apps/) and $OUT/summary.txt.
 # The device tool returns at most a few files: everything is packed into the tarball.
@@ -66,10 +68,14 @@ step() { local name=$1 limit=$2; shift 2
   grep -vE "^\[" "$res/$name.log" | tail -40 >>"$sum"
   tar czf "$out/results.tar.gz" -C "$res" . # after every step: a run cut short keeps the rest
 }
-sanitize() { # every app, every variant, one small input with heavy vertices (deg > 256)
-  for tool in memcheck racecheck synccheck; do
-    step "sanitizer-$tool" 90 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-      "$here/occupant" bench apps --runs 1 --input rmat:scale=11,ef=16,seed=1@low-diameter \
+sanitize() { # every app, every variant, a small R-MAT with vertices of degree > 256 (racecheck,
+  # the slowest, on a smaller one). API errors are not reported: occupant probes optional module
+  # globals (cuModuleGetGlobal: not found) and kernel parameters (cuFuncGetParamInfo past the last).
+  for tool in memcheck synccheck racecheck; do
+    local spec=rmat:scale=11,ef=16,seed=1
+    [ "$tool" = racecheck ] && spec=rmat:scale=8,ef=16,seed=1
+    step "sanitizer-$tool" 100 compute-sanitizer --tool "$tool" --report-api-errors no \
+      --error-exitcode 9 "$here/occupant" bench apps --runs 1 --input "$spec@low-diameter" \
       --out "$res/sanitizer-$tool"
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|Invalid|failed|error" \
       "$res/sanitizer-$tool.log" | head -12 >>"$sum"
@@ -89,6 +95,14 @@ case "$mode" in
         --variants persistent,occupancy-api,cooperative --min-blocks-per-sm "$k" \
         --out "$res/pagerank-ba-min-blocks-$k"
     done
+    sanitize ;;
+  while)  # after the graph-while unrolling and pagerank's tile counters: what they changed
+    step gpu_persistent 60 "$here/test-gpu_persistent" --test-threads=1 --nocapture
+    step gpu_apps 90 "$here/test-gpu_apps" --test-threads=1 --nocapture
+    step bench-while 150 "$here/occupant" bench apps --runs 5 --apps bfs,sssp,cc \
+      --variants graph,graph-while --out "$res/apps-while"
+    step bench-pagerank 60 "$here/occupant" bench apps --runs 5 --apps pagerank \
+      --out "$res/apps-pagerank"
     sanitize ;;
   quick)
     step gpu_persistent 60 "$here/test-gpu_persistent" --test-threads=1 --nocapture

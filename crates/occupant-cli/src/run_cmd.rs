@@ -36,7 +36,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "cpu")]
     backend: Backend,
     /// A variant of the backend, or `all` (CPU: multi-launch, persistent; CUDA: multi-kernel,
-    /// graph, cooperative, occupancy-api, persistent).
+    /// graph, graph-while, cooperative, occupancy-api, persistent).
     #[arg(long, default_value = "persistent")]
     variant: String,
     /// Source vertex of bfs, sssp, sssp-worklist and bc.

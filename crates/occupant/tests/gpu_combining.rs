@@ -1,4 +1,4 @@
-//! GPU correctness of the combining barriers (tree, gather, spread: message passing in every
+//! GPU correctness of the combining barriers (tree, gather, spread, replica, relay, lean: message passing in every
 //! round, 0 violations) and the cohort mutex (exact counter), at one block per SM and at full
 //! occupancy, plus the shape-aware defaults. Skips with one line without a GPU; fails instead
 //! under OCCUPANT_REQUIRE_GPU=1. `combining_sanitizer_smoke` is the small run meant for
@@ -7,14 +7,21 @@
 mod common;
 
 use common::gpu_or_skip;
-use occupant::cuda::sync::run::{run_barrier, run_mutex_clustered};
+use occupant::cuda::sync::run::{run_barrier, run_barrier_lab, run_mutex_clustered, BARRIER_LAB};
 use occupant::cuda::sync::{Barrier, BarrierKind, MachineAbstraction, Mutex, MutexKind};
 use occupant::cuda::Gpu;
 use occupant::model::{LaunchShape, Watchdog};
 use std::time::Duration;
 
 const ROUNDS: u32 = 100_000;
-const KINDS: [BarrierKind; 3] = [BarrierKind::Tree, BarrierKind::Gather, BarrierKind::Spread];
+const KINDS: [BarrierKind; 6] = [
+    BarrierKind::Tree,
+    BarrierKind::Gather,
+    BarrierKind::Spread,
+    BarrierKind::Replica,
+    BarrierKind::Relay,
+    BarrierKind::Lean,
+];
 
 fn wd() -> Watchdog {
     Watchdog::default().with_timeout(Duration::from_secs(2))
@@ -53,6 +60,27 @@ fn combining_barriers_pass_messages_in_every_shape() {
     for kind in KINDS {
         for n in [1usize, 2, 3, 50, 129, 200] {
             check(&gpu, kind, n, 64, 2000);
+        }
+    }
+}
+
+#[test]
+fn barrier_lab_variants_pass_messages() {
+    let Some(gpu) = gpu_or_skip("barrier_lab_variants_pass_messages") else {
+        return;
+    };
+    let sms = gpu.info().sm_count as usize;
+    let full = gpu.info().resident_blocks_bound(128) as usize;
+    for v in BARRIER_LAB {
+        for (blocks, threads) in [(sms, 128usize), (2 * full, 128), (37, 1024)] {
+            let r = run_barrier_lab(&gpu, v, blocks, threads, 5000, true, wd())
+                .unwrap_or_else(|e| panic!("{v} {blocks}x{threads}: {e}"));
+            println!(
+                "{v}: {blocks}x{threads}: {} participants, {:.0} ns/barrier, {} violations",
+                r.participants, r.ns_per_barrier, r.violations
+            );
+            assert!(r.ids_contiguous, "{v}: participant ids are not 0..n-1");
+            assert_eq!(r.violations, 0, "{v}: message passing failed");
         }
     }
 }

@@ -106,6 +106,35 @@ fn every_kernel_in_the_repo_compiles() {
         }
         let capped = CompileOptions::default().option("-maxrregcount=32");
         compile_clean_with(&format!("{name}[regs=32]"), &src, &capped);
+        if src.contains("OCC_BARRIER_LAB") {
+            let lab = CompileOptions::default().option("-DOCC_BARRIER_LAB");
+            compile_clean_with(&format!("{name}[lab]"), &src, &lab);
+        }
+    }
+}
+
+#[test]
+fn replica_and_relay_emit_relaxed_polls_and_a_light_acquire() {
+    if !nvrtc_or_skip("replica_and_relay_emit_relaxed_polls_and_a_light_acquire") {
+        return;
+    }
+    let src = "#include <occupant.cuh>\n\
+        extern \"C\" __global__ void k(unsigned* s) {\n\
+          occ::Env env; env.group_id = blockIdx.x; env.num_groups = gridDim.x;\n\
+          occ::sync::ReplicaBarrier b(s, env);\n\
+          occ::sync::RelayBarrier r(s + 1024, env);\n\
+          occ::sync::LeanBarrier l(s + 20000, env);\n\
+          if (b.wait() && r.wait()) l.wait();\n\
+        }\n";
+    let c = compile_uncached("replica.cu", src, &CompileOptions::default(), "compute_90").unwrap();
+    let ptx = String::from_utf8_lossy(&c.image);
+    for insn in [
+        "red.release.gpu.global.add.u32",
+        "ld.relaxed.gpu.u32",
+        "fence.acquire.gpu",
+        "atom.acq_rel.gpu.add.u32",
+    ] {
+        assert!(ptx.contains(insn), "PTX lacks {insn}");
     }
 }
 

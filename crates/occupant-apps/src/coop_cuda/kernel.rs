@@ -89,7 +89,8 @@ pub fn game_split(depth: u32) -> u32 {
 
 /// Builds application `name` (one of [`COOP_CUDA_APPS`]) on the GPU: the graph apps on
 /// `graph` (bfs and sssp from `sources`, bc and sssp-worklist from the first of them, or vertex 0
-/// when there is none; [`Error::Input`] without a graph), octree and game from `size`.
+/// when there is none; [`Error::Input`](occupant::Error::Input) without a graph), octree and
+/// game from `size`.
 pub fn coop_app(
     gpu: &occupant::cuda::Gpu,
     name: &str,

@@ -90,7 +90,7 @@ impl Control {
 }
 
 /// The primitive ids of `occ::Prim` (device/watchdog.cuh), in order.
-pub const PRIMITIVES: [&str; 26] = [
+pub const PRIMITIVES: [&str; 29] = [
     "user",
     "naive_barrier",
     "xf_barrier",
@@ -117,6 +117,9 @@ pub const PRIMITIVES: [&str; 26] = [
     "worklist",
     "mcs_cohort_mutex",
     "lazy_cohort_mutex",
+    "replica_barrier",
+    "relay_barrier",
+    "lean_barrier",
 ];
 
 /// The name of device primitive id `id` (`occ::Prim`), `"unknown"` for an id not in the table.

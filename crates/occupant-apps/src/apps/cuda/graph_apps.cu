@@ -21,7 +21,8 @@
 // after the iteration's barrier (or launch), and ctl[(it + 1) % 3] is cleared during iteration
 // it (after every read of it in iteration it - 2 and before any write in it + 1): one barrier
 // per phase and no extra reset. ctl[kIter], ctl[kDone], ctl[kIters] (words 32-34): the graph
-// variant's device-side iteration count (app_advance), and every device loop's iteration count.
+// variants' device-side iteration count (app_advance), and every device loop's iteration count;
+// ctl[40..42]: pagerank's tile counters in the device loops (pr_phase0).
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -33,6 +34,9 @@ typedef unsigned long long u64;
 // write during a phase (the graph variant's kernels read kIter / kDone in every thread).
 enum : u32 { kIter = 32, kDone = 33, kIters = 34, kCtlWords = 64 };
 enum : u32 { kChunk = 256 };
+// pagerank's device loops: tiles taken per grab, and the grab counters ctl[kGrab0 + it % 3]
+// (their own line, away from the flags).
+enum : u32 { kGrab = 4, kGrab0 = 40 };
 
 struct Graph {
   const u32* off;   // n + 1 row offsets
@@ -288,10 +292,17 @@ __device__ __forceinline__ void add_l1(double* l1, u32 slot, double delta) {
   if (lane_id() == 0u && delta != 0.0) atomicAdd(l1 + slot, delta);
 }
 
+/// Phase 0. The tiles go grid-stride (host loop: one tile per warp, the hardware's block
+/// scheduler balances them) or, with `grab` (the device loops), in batches of kGrab taken from
+/// the counter grab[it % 3] (grab[(it + 1) % 3] is cleared here, as the flags are): the tiles'
+/// in-degrees are skewed on power-law inputs, and a static grid-stride share left the warps
+/// with the heavy tiles the last to finish every iteration. (coop_cuda's graph.cu, whose groups
+/// come and go between phases, keeps the static share: grab defaults to nullptr.)
 __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank, double* contrib,
                                           const double* inv_deg, double* acc, double* l1, u32 it,
-                                          double base, double d) {
+                                          double base, double d, u32* grab = nullptr) {
   if (gr.tid == 0u) ((volatile double*)l1)[(it + 1u) % 3u] = 0.0;
+  if (grab != nullptr && gr.tid == 0u) ((volatile u32*)grab)[(it + 1u) % 3u] = 0u;
   const double* cur = contrib + (size_t)(it & 1u) * g.n;
   double* next = contrib + (size_t)((it + 1u) & 1u) * g.n;
   const u32 lane = lane_id();
@@ -299,7 +310,18 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
   const u32 tiles = (g.n + 31u) >> 5;
   double delta = 0.0;
   // Tiles: warp-cooperative pull with a segmented reduction per owner.
-  for (u32 t = warp; t < tiles; t += nwarps) {
+  u32 t = grab == nullptr ? warp : 0u;
+  u32 t_end = grab == nullptr ? tiles : 0u;
+  for (;; t += grab == nullptr ? nwarps : 1u) {
+    if (t >= t_end) {
+      if (grab == nullptr) break;
+      u32 b = 0u;
+      if (lane == 0u) b = atomicAdd(grab + it % 3u, kGrab);
+      b = __shfl_sync(OCC_APP_FULL, b, 0);
+      if (b >= tiles) break;
+      t = b;
+      t_end = b + kGrab < tiles ? b + kGrab : tiles;
+    }
     const u32 v = (t << 5) + lane;
     u32 start = 0u, deg = 0u;
     bool mine = false;
@@ -514,7 +536,7 @@ extern "C" __global__ void pagerank_step0(GRAPH_PARAMS, double* rank, double* co
   MAKE_GRAPH;
   u32 it;
   if (!host_iteration(ctl, it_param, it)) return;
-  pr_phase0(g, launch_grid(), rank, contrib, inv_deg, acc, l1, it, base, d);
+  pr_phase0(g, launch_grid(), rank, contrib, inv_deg, acc, l1, it, base, d, nullptr);
 }
 
 extern "C" __global__ void pagerank_step1(GRAPH_PARAMS, double* rank, double* contrib,
@@ -713,7 +735,7 @@ OCC_APP_KERNELS(cc, P_CC, O_CC, {
 OCC_APP_KERNELS(pagerank, P_PR, O_PR, {
   MAKE_GRAPH;
   device_loop(s, ctl, max_iterations, nh != 0u ? 2u : 1u, [&](Grid gr, u32 it, u32 p) {
-    if (p == 0u) pr_phase0(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d);
+    if (p == 0u) pr_phase0(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d, ctl + kGrab0);
     else pr_phase1(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d);
   }, [&](u32 it) { return *(const volatile double*)(l1 + it % 3u) <= tol; });
 })

@@ -19,6 +19,7 @@
 #include "occupant_sync.cuh"
 #include "persistent.cuh"
 #include "poll.cuh"
+#include "replica_barrier.cuh"
 #include "sleeping_semaphore.cuh"
 #include "spin_backoff_mutex.cuh"
 #include "spin_mutex.cuh"

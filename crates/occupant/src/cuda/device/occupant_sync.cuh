@@ -12,6 +12,7 @@
 //   combining_barrier.cuh    occ::TreeBarrier, occ::GatherBarrier, occ::SpreadBarrier
 //   cohort_mutex.cuh         occ::CohortMutex (cluster cohorts)
 //   mcs_cohort_mutex.cuh     occ::McsCohortMutex, occ::LazyCohortMutex (MCS cluster cohorts)
+//   replica_barrier.cuh      occ::ReplicaBarrier, occ::RelayBarrier, occ::LeanBarrier
 #pragma once
 
 #include "atomic_barrier.cuh"
@@ -21,6 +22,7 @@
 #include "hierarchical_barrier.cuh"
 #include "mcs_cohort_mutex.cuh"
 #include "mutex_block.cuh"
+#include "replica_barrier.cuh"
 #include "sleeping_semaphore.cuh"
 #include "spin_backoff_mutex.cuh"
 #include "spin_mutex.cuh"

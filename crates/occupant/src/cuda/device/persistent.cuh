@@ -26,6 +26,7 @@
 #include "atomic_barrier.cuh"
 #include "discovery.cuh"
 #include "hierarchical_barrier.cuh"
+#include "replica_barrier.cuh"
 #include "xf_barrier.cuh"
 
 #ifndef OCC_PERSISTENT_BARRIER
@@ -56,6 +57,12 @@ namespace occ {
 typedef sync::XfBarrier PersistentBarrier;
 #elif OCC_PERSISTENT_BARRIER == 3
 typedef sync::AtomicBarrier PersistentBarrier;
+#elif OCC_PERSISTENT_BARRIER == 26
+typedef sync::ReplicaBarrier PersistentBarrier;  // 1024 words
+#elif OCC_PERSISTENT_BARRIER == 27
+typedef sync::RelayBarrier PersistentBarrier;  // 16384 words (OCC_RELAY_LEAVES = 480)
+#elif OCC_PERSISTENT_BARRIER == 28
+typedef sync::LeanBarrier PersistentBarrier;  // 1024 words
 #else
 typedef sync::HierarchicalBarrier PersistentBarrier;
 #endif

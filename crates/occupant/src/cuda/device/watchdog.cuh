@@ -66,6 +66,9 @@ enum Prim : unsigned {
   Worklist = 23,
   McsCohortMutex = 24,
   LazyCohortMutex = 25,
+  ReplicaBarrier = 26,
+  RelayBarrier = 27,
+  LeanBarrier = 28,
 };
 
 /// The per-module watchdog record, shared by the host runtime and the device code.

@@ -1,4 +1,4 @@
-// Barrier test and benchmark kernels (host: occupant::cuda::sync::bench / tests/gpu_barrier.rs).
+// Barrier test and benchmark kernels (host: occupant::cuda::sync::run, tests/gpu_sync.rs, tests/gpu_combining.rs).
 //
 // barrier_<kind>: occupancy discovery, then `rounds` rounds of message passing across the
 // barrier: in round r participating block g writes ((r+1) << 32 | g) into buf[r & 1][g] (a plain
@@ -57,13 +57,65 @@ __device__ __forceinline__ void barrier_mp(u32 method, u32 hint, u32* bstate, u6
     barrier_mp<TYPE>(method, hint, bstate, data, rounds, check, violations, ids, times);     \
   }
 
+#if defined(OCC_BARRIER_LAB)
+// The barrier lab (compiled with -DOCC_BARRIER_LAB only; host: occupant::cuda::sync::bench):
+// ReplicaBarrier and RelayBarrier with other parameters than the library's, to measure what
+// each part buys: lab_replica_r<lines>_d<depth>_g<gap cycles>, lab_relay_f<fan-in>_r<lines>_
+// d<depth>_g<gap>. Depth 1 is a plain poll (one load in flight); one line is grid.sync's
+// structure (one counter for every arrival and every poll) with a red instead of atomicAdd.
+#define OCC_LAB_REPLICA(R, D, G)                                                              \
+  using LabReplica_r##R##_d##D##_g##G = occ::sync::ReplicaBarrierT<R, D, G, 1, false, 0>;    \
+  OCC_BARRIER_KERNEL(lab_replica_r##R##_d##D##_g##G, LabReplica_r##R##_d##D##_g##G)
+#define OCC_LAB_RELAY(F, R, D, G)                                                          \
+  using LabRelay_f##F##_r##R##_d##D##_g##G = occ::sync::RelayBarrierT<F, R, D, G, 1>;      \
+  OCC_BARRIER_KERNEL(lab_relay_f##F##_r##R##_d##D##_g##G, LabRelay_f##F##_r##R##_d##D##_g##G)
+OCC_LAB_REPLICA(1, 1, 0)
+OCC_LAB_REPLICA(1, 4, 160)
+OCC_LAB_REPLICA(8, 1, 0)
+OCC_LAB_REPLICA(32, 1, 0)
+OCC_LAB_REPLICA(32, 4, 160)
+OCC_LAB_REPLICA(32, 4, 300)
+OCC_LAB_RELAY(16, 32, 1, 0)
+OCC_LAB_RELAY(16, 32, 4, 160)
+OCC_LAB_RELAY(32, 32, 4, 160)
+// Run 2: timer/abort checks every 16 polls (e16), fewer lines, a returned arrival by the
+// poller itself as grid.sync() (atom), a delay before the first poll (w<cycles>), wider leaves.
+#define OCC_LAB_REPLICA2(NAME, R, D, G, E, A, W)                                   \
+  using LabReplica_##NAME = occ::sync::ReplicaBarrierT<R, D, G, E, A, W, false>;  \
+  OCC_BARRIER_KERNEL(lab_replica_##NAME, LabReplica_##NAME)
+#define OCC_LAB_RELAY2(NAME, F, R, D, G, E)                                        \
+  using LabRelay_##NAME = occ::sync::RelayBarrierT<F, R, D, G, E>;                \
+  OCC_BARRIER_KERNEL(lab_relay_##NAME, LabRelay_##NAME)
+OCC_LAB_REPLICA2(r1_d1_e16, 1, 1, 0, 16, false, 0)
+OCC_LAB_REPLICA2(r2_d1_e16, 2, 1, 0, 16, false, 0)
+OCC_LAB_REPLICA2(r4_d1_e16, 4, 1, 0, 16, false, 0)
+OCC_LAB_REPLICA2(r1_d2_e16, 1, 2, 0, 16, false, 0)
+OCC_LAB_REPLICA2(r1_d1_e16_w300, 1, 1, 0, 16, false, 300)
+OCC_LAB_REPLICA2(r1_d1_e16_w800, 1, 1, 0, 16, false, 800)
+OCC_LAB_REPLICA2(atom_d1_e1, 1, 1, 0, 1, true, 0)
+OCC_LAB_REPLICA2(atom_d1_e16, 1, 1, 0, 16, true, 0)
+OCC_LAB_REPLICA2(atom_d1_e16_w300, 1, 1, 0, 16, true, 300)
+OCC_LAB_RELAY2(f16_r32_d1_e16, 16, 32, 1, 0, 16)
+OCC_LAB_RELAY2(f32_r32_d1_e16, 32, 32, 1, 0, 16)
+OCC_LAB_RELAY2(f64_r32_d1_e16, 64, 32, 1, 0, 16)
+OCC_LAB_RELAY2(f16_r16_d1_e16, 16, 16, 1, 0, 16)
+OCC_LAB_RELAY2(f32_r8_d1_e16, 32, 8, 1, 0, 16)
+// Run 3: the returned arrival (now acq_rel) with other delays before the first poll.
+OCC_LAB_REPLICA2(atom_d1_e16_w150, 1, 1, 0, 16, true, 150)
+OCC_LAB_REPLICA2(atom_d1_e16_w600, 1, 1, 0, 16, true, 600)
+OCC_LAB_REPLICA2(atom_d1_e64, 1, 1, 0, 64, true, 0)
+#else
 OCC_BARRIER_KERNEL(barrier_hierarchical, occ::sync::HierarchicalBarrier)
-#if !(defined(OCC_CLUSTER_SIZE) && OCC_CLUSTER_SIZE > 1)
+#endif
+#if !(defined(OCC_CLUSTER_SIZE) && OCC_CLUSTER_SIZE > 1) && !defined(OCC_BARRIER_LAB)
 OCC_BARRIER_KERNEL(barrier_xf, occ::sync::XfBarrier)
 OCC_BARRIER_KERNEL(barrier_atomic, occ::sync::AtomicBarrier)
 OCC_BARRIER_KERNEL(barrier_tree, occ::sync::TreeBarrier)
 OCC_BARRIER_KERNEL(barrier_gather, occ::sync::GatherBarrier)
 OCC_BARRIER_KERNEL(barrier_spread, occ::sync::SpreadBarrier)
+OCC_BARRIER_KERNEL(barrier_replica, occ::sync::ReplicaBarrier)
+OCC_BARRIER_KERNEL(barrier_relay, occ::sync::RelayBarrier)
+OCC_BARRIER_KERNEL(barrier_lean, occ::sync::LeanBarrier)
 
 // The unsafe baseline: a barrier over every launched block, without discovery. Launched with
 // more blocks than can be resident it cannot complete; the watchdog ends it (Error::Deadlock).

@@ -41,8 +41,25 @@ pub fn compile(
     cluster: u32,
     max_registers: Option<u32>,
 ) -> Result<Module> {
+    compile_with(gpu, name, source, cluster, max_registers, &[])
+}
+
+/// [`compile`] with further NVRTC options (e.g. `-DOCC_BARRIER_LAB`), which also name the
+/// module (the compile cache tells the variants apart).
+pub fn compile_with(
+    gpu: &Gpu,
+    name: &str,
+    source: &str,
+    cluster: u32,
+    max_registers: Option<u32>,
+    extra: &[&str],
+) -> Result<Module> {
     let mut opts = CompileOptions::default();
     let mut full = name.to_string();
+    for o in extra {
+        opts = opts.option(o.to_string());
+        full = format!("{full}[{o}]");
+    }
     if cluster > 1 {
         opts = opts.option(format!("-DOCC_CLUSTER_SIZE={cluster}"));
         full = format!("{full}[cluster={cluster}]");

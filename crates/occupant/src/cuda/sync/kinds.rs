@@ -69,6 +69,19 @@ kind_enum! {
         /// thread per bucket), then one release line per bucket (at most 17 pollers a line at
         /// 2112 blocks); for many blocks.
         Spread => "spread", "occ::sync::SpreadBarrier", 18;
+        /// One hop over one counter (replica_barrier.cuh): a `red.release` arrival by warp 0
+        /// (no returned value), the poll by the last warp with relaxed loads, the clock
+        /// checked every 16 polls, one `fence.acquire` (no exit fence).
+        Replica => "replica", "occ::sync::ReplicaBarrier", 26;
+        /// Leaf counters of 32 consecutive blocks (returned atomic); the last of each leaf
+        /// relays one `red.release` to each of up to 32 replicated root lines, which the
+        /// blocks poll (replica_barrier.cuh); for many blocks.
+        Relay => "relay", "occ::sync::RelayBarrier", 27;
+        /// grid.sync()'s structure made cheaper (replica_barrier.cuh): a returned
+        /// `atom.acq_rel` arrival on one counter (the last arriver does not poll), relaxed
+        /// polls with the clock checked every 16, one `fence.acquire` (no exit fence), and a
+        /// 300-cycle pause before the first poll when there are more blocks than SMs.
+        Lean => "lean", "occ::sync::LeanBarrier", 28;
     }
 }
 
@@ -148,6 +161,10 @@ impl BarrierKind {
             BarrierKind::Tree => 32 * (3 + 3 * 256),
             // OCC_COMBINE_LINES = 128 bucket lines and 128 release lines.
             BarrierKind::Gather | BarrierKind::Spread => 32 * 2 * 128,
+            // Up to OCC_REPLICA_LINES = 32 lines (the default uses one).
+            BarrierKind::Replica | BarrierKind::Lean => 32 * 32,
+            // 32 root lines, then OCC_RELAY_LEAVES = 480 leaf lines.
+            BarrierKind::Relay => 32 * (32 + 480),
         }
     }
 }

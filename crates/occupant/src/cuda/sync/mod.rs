@@ -6,6 +6,7 @@
 //! The names mirror the CPU backend's `occupant::cpu::sync`: [`BarrierKind`], [`MutexKind`],
 //! [`SemaphoreKind`], [`Barrier`], [`Mutex`], [`Semaphore`].
 
+pub mod bench;
 mod kernels;
 mod kinds;
 mod machine;
@@ -14,8 +15,8 @@ pub mod run;
 mod shapes;
 
 pub use kernels::{
-    compile, compile_grid_sync, BARRIER_CU, DISCOVERY_CU, GRID_SYNC_CU, MEMORY_BENCH_CU, MUTEX_CU,
-    SEMAPHORE_CU,
+    compile, compile_grid_sync, compile_with, BARRIER_CU, DISCOVERY_CU, GRID_SYNC_CU,
+    MEMORY_BENCH_CU, MUTEX_CU, SEMAPHORE_CU,
 };
 pub use kinds::{BarrierKind, DiscoveryMethod, MutexKind, SemaphoreKind};
 pub use machine::{

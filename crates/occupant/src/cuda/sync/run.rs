@@ -76,6 +76,10 @@ pub fn ids_are_contiguous(ids: &[u32]) -> bool {
 pub struct BarrierRun {
     /// The barrier.
     pub kind: BarrierKind,
+    /// The lab variant's kernel (`lab_…` in kernels/barrier.cu, other parameters than the
+    /// library's); absent for the library's kind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// Blocks launched.
     pub launched: usize,
     /// Threads per block.
@@ -118,30 +122,124 @@ pub fn run_barrier(
             "the {kind} barrier does not use thread-block clusters"
         )));
     }
+    let name = format!("barrier_{}", kind.name());
+    let shape = (launched, block_threads, cluster);
+    barrier_kernel(gpu, kind, None, &name, shape, rounds, check, watchdog)
+}
+
+/// The barrier lab's kernels (`-DOCC_BARRIER_LAB`, kernels/barrier.cu): ReplicaBarrier and
+/// RelayBarrier with other parameters than the library's (lines, loads in flight, gap between
+/// their first issues in cycles, relay fan-in; e: polls between clock checks, atom: a returned
+/// arrival, w: cycles before the first poll), to measure what each part of the design buys.
+pub const BARRIER_LAB: &[&str] = &[
+    "lab_replica_r1_d1_g0",
+    "lab_replica_r1_d4_g160",
+    "lab_replica_r8_d1_g0",
+    "lab_replica_r32_d1_g0",
+    "lab_replica_r32_d4_g160",
+    "lab_replica_r32_d4_g300",
+    "lab_relay_f16_r32_d1_g0",
+    "lab_relay_f16_r32_d4_g160",
+    "lab_relay_f32_r32_d4_g160",
+    "lab_replica_r1_d1_e16",
+    "lab_replica_r2_d1_e16",
+    "lab_replica_r4_d1_e16",
+    "lab_replica_r1_d2_e16",
+    "lab_replica_r1_d1_e16_w300",
+    "lab_replica_r1_d1_e16_w800",
+    "lab_replica_atom_d1_e1",
+    "lab_replica_atom_d1_e16",
+    "lab_replica_atom_d1_e16_w300",
+    "lab_relay_f16_r32_d1_e16",
+    "lab_relay_f32_r32_d1_e16",
+    "lab_relay_f64_r32_d1_e16",
+    "lab_relay_f16_r16_d1_e16",
+    "lab_relay_f32_r8_d1_e16",
+    "lab_replica_atom_d1_e16_w150",
+    "lab_replica_atom_d1_e16_w600",
+    "lab_replica_atom_d1_e64",
+];
+
+/// Runs lab kernel `variant` (one of [`BARRIER_LAB`]) as [`run_barrier`] runs a kind (no
+/// clusters).
+pub fn run_barrier_lab(
+    gpu: &Gpu,
+    variant: &str,
+    launched: usize,
+    block_threads: usize,
+    rounds: u32,
+    check: bool,
+    watchdog: Watchdog,
+) -> Result<BarrierRun> {
+    if !BARRIER_LAB.contains(&variant) {
+        return Err(Error::InvalidLaunch(format!(
+            "no barrier lab kernel `{variant}` (known: {})",
+            BARRIER_LAB.join(", ")
+        )));
+    }
+    let kind = if variant.starts_with("lab_relay") {
+        BarrierKind::Relay
+    } else {
+        BarrierKind::Replica
+    };
+    let shape = (launched, block_threads, 1);
+    barrier_kernel(
+        gpu,
+        kind,
+        Some(variant),
+        variant,
+        shape,
+        rounds,
+        check,
+        watchdog,
+    )
+}
+
+/// Compiles occupant_barrier.cu (the lab when `variant` is given), launches kernel `name` in
+/// discovery mode over `shape` = (launched blocks, threads per block, cluster size) and reads
+/// back the check and the timing.
+#[allow(clippy::too_many_arguments)]
+fn barrier_kernel(
+    gpu: &Gpu,
+    kind: BarrierKind,
+    variant: Option<&str>,
+    name: &str,
+    shape: (usize, usize, u32),
+    rounds: u32,
+    check: bool,
+    watchdog: Watchdog,
+) -> Result<BarrierRun> {
+    let (launched, block_threads, cluster) = shape;
     if launched % cluster as usize != 0 {
         return Err(Error::InvalidLaunch(format!(
             "{launched} blocks are not a multiple of the cluster size {cluster}"
         )));
     }
-    let name = format!("barrier_{}", kind.name());
-    let mut m = kernels::compile(gpu, "occupant_barrier.cu", BARRIER_CU, cluster, None)?;
-    let mut bound = occupancy_bound(gpu, &m, &name, block_threads, 0)?;
+    let lab: &[&str] = if variant.is_some() {
+        &["-DOCC_BARRIER_LAB"]
+    } else {
+        &[]
+    };
+    let compile =
+        |regs| kernels::compile_with(gpu, "occupant_barrier.cu", BARRIER_CU, cluster, regs, lab);
+    let mut m = compile(None)?;
+    let mut bound = occupancy_bound(gpu, &m, name, block_threads, 0)?;
     // Asked for full occupancy but the kernel's registers keep blocks out: use the variant
     // capped to fit (it spills a little, so it is not used where it is not needed).
     let hardware = gpu.info().resident_blocks_bound(block_threads as u32) as usize;
     if launched >= hardware && bound < hardware {
-        m = kernels::compile(
-            gpu,
-            "occupant_barrier.cu",
-            BARRIER_CU,
-            cluster,
-            Some(kernels::FULL_OCCUPANCY_REGISTERS),
-        )?;
-        bound = occupancy_bound(gpu, &m, &name, block_threads, 0)?;
+        m = compile(Some(kernels::FULL_OCCUPANCY_REGISTERS))?;
+        bound = occupancy_bound(gpu, &m, name, block_threads, 0)?;
     }
     let hint = (bound / cluster as usize) as u32;
     let groups = launched.max(1);
-    let bstate = gpu.alloc_zeroed::<u32>(kind.state_words(groups))?;
+    let words = match variant {
+        Some(_) => BarrierKind::Relay
+            .state_words(groups)
+            .max(BarrierKind::Replica.state_words(groups)),
+        None => kind.state_words(groups),
+    };
+    let bstate = gpu.alloc_zeroed::<u32>(words)?;
     let data = gpu.alloc_zeroed::<u64>(2 * groups)?;
     let violations = gpu.alloc_zeroed::<u32>(1)?;
     let ids = gpu.alloc_zeroed::<u32>(groups)?;
@@ -151,7 +249,7 @@ pub fn run_barrier(
         .grid(launched)
         .watchdog(watchdog);
     let report = m.launch(
-        &name,
+        name,
         &cfg,
         &args![
             method,
@@ -170,6 +268,7 @@ pub fn run_barrier(
     let per = ns_per_round(&times.to_vec()?, participants, rounds);
     Ok(BarrierRun {
         kind,
+        variant: variant.map(str::to_string),
         launched,
         block_threads,
         cluster,

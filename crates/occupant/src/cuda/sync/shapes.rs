@@ -27,8 +27,10 @@ use super::objects::{Barrier, Mutex};
 use crate::cuda::Gpu;
 use crate::model::{LaunchShape, Result, ShapeClass, ShapeTable};
 
-/// The shape tables built into the library: (results folder name of the GPU, JSON).
-const BUILTIN: &[(&str, &str)] = &[("nvidia-h100", include_str!("shapes/nvidia-h100.json"))];
+/// The shape tables built into the library: (results folder name of the GPU, JSON), every
+/// `shapes/<name>.json` (see build.rs; `occupant bench primitives --backend cuda
+/// --shape-table src/cuda/sync/shapes/<name>.json` writes one for a new device).
+const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/shape_tables.rs"));
 
 /// The built-in shape table for a device name (matched by its results folder name, e.g.
 /// `nvidia-h100`), if the library has one.

@@ -1,0 +1,296 @@
+// occupant device library: ReplicaBarrier and RelayBarrier, the barriers built past what
+// cooperative_groups' grid.sync() does on sm_90. CPU twins: occupant::cpu::sync::ReplicaBarrier
+// and RelayBarrier (tests/loom_replica_barrier.rs).
+//
+// What grid.sync() does (cooperative_groups/details/sync.h): __syncthreads; thread 0 of each
+// block does __threadfence (MEMBAR.SC.GPU) and atomicAdd on ONE word (the last arriver's add
+// flips its top bit), spins on that word with volatile loads, then __threadfence again and
+// __syncthreads. Its cost: one hop between SMs (~0.6-0.7 us on an H100: a single block alone
+// pays 614-740 ns per barrier for its own arrival and poll), the poll quantum (one load in
+// flight: a block that just missed the flip waits for its next sample), a second full fence
+// on the way out, and at full occupancy every arrival and every poll on one L2 line.
+//
+// Designs measured (bench/results/nvidia-h100/i11-primitives/, the barrier lab):
+//   * Pipelined polling (several relaxed loads of the word in flight, staggered) LOST 5-10 %:
+//     same-address loads from one SM are not sampled more often, they only add traffic.
+//   * Replicated counters (each arrival a red on R lines, block g polls line g mod R) LOST
+//     10-20 % at 132-264 blocks: every line still counts every arrival, and R reds per block
+//     cost more than the pollers they spread.
+//   * What paid: relaxed polls with the clock and abort flag checked every 16 polls, not every
+//     poll (-60 ns), the poll in another warp than the arrival's release fence, and one
+//     fence.acquire.gpu (CCTL.IVALL, no MEMBAR) instead of grid.sync's exit fence: Replica.
+//   * Better still in the lab (Lean): the returned arrival, as grid.sync (the last arriver
+//     needs no poll; the others poll only after their arrival, so polls do not queue in front
+//     of arrivals) and, with more blocks than SMs, ~300 cycles before the first poll.
+//   * Many blocks: a level of leaf counters (returned atomics, 32 blocks a leaf) under a root
+//     counter replicated over 32 lines, so a line sees ~n/32 arrivals and n/32 pollers.
+//
+//   ReplicaBarrier (occ::Prim 26)  one hop; template ReplicaBarrierT<LINES, DEPTH, GAP, EVERY,
+//                                  ATOM, DELAY, ADAPTIVE>; the library's: one line, red.release
+//                                  arrival by warp 0, polled by the last warp (one load in
+//                                  flight, clock every 16 polls). LINES > 1: a red on each of
+//                                  LINES lines by warp 0's lanes, block g polls line g mod R.
+//   LeanBarrier (occ::Prim 28)     ReplicaBarrierT with ATOM: one line, a returned
+//                                  atom.acq_rel.gpu arrival by thread 0, which polls unless it
+//                                  was last; OCC_LEAN_DELAY_CYCLES (300) before the first poll
+//                                  when n > %nsmid.
+//   RelayBarrier (occ::Prim 27)    leaf lines of OCC_RELAY_FAN_IN = 32 consecutive participants
+//                                  (atom.acq_rel.gpu.add, returned: the leaf's last arriver
+//                                  knows it is last) relay one red.release.gpu.add to each of
+//                                  R = min(leaves, 32) root lines; block g polls root line
+//                                  g mod R for epoch * leaves.
+//
+// Block semantics: every thread of every participating block calls wait(); wait() returns
+// false, in every thread, when the watchdog aborted the launch (leave the kernel). Every wait
+// is bounded: the fast spin checks the abort flag and %globaltimer, then hands over to
+// occ::wait_until (deadline, Error::Deadlock). Monotone epoch counters (occ::epoch_diff), so
+// nothing is reset between barriers. State: zeroed by the host before every launch
+// (occupant::cuda::sync::BarrierKind::state_words): Replica 32 lines; Relay 32 root lines,
+// then one line per leaf (up to OCC_RELAY_LEAVES = 480: 16384 words in all).
+//
+// Tunable (define before including): OCC_POLL_DEPTH (1) loads in flight, OCC_POLL_GAP_CYCLES
+// (0) between their first issues, OCC_POLL_EVERY (16) polls between clock checks,
+// OCC_REPLICA_LINES (1, at most 32), OCC_REPLICA_ATOM (false), OCC_REPLICA_DELAY_CYCLES (0),
+// OCC_LEAN_DELAY_CYCLES (300), OCC_RELAY_LINES (32), OCC_RELAY_FAN_IN (32).
+#pragma once
+
+#include "discovery.cuh"
+#include "poll.cuh"
+
+#ifndef OCC_POLL_DEPTH
+#define OCC_POLL_DEPTH 1
+#endif
+#ifndef OCC_POLL_GAP_CYCLES
+#define OCC_POLL_GAP_CYCLES 0
+#endif
+#ifndef OCC_REPLICA_LINES
+#define OCC_REPLICA_LINES 1
+#endif
+#ifndef OCC_POLL_EVERY
+#define OCC_POLL_EVERY 16
+#endif
+#ifndef OCC_REPLICA_ATOM
+#define OCC_REPLICA_ATOM false
+#endif
+#ifndef OCC_REPLICA_DELAY_CYCLES
+#define OCC_REPLICA_DELAY_CYCLES 0
+#endif
+#ifndef OCC_LEAN_DELAY_CYCLES
+#define OCC_LEAN_DELAY_CYCLES 300
+#endif
+#ifndef OCC_RELAY_LINES
+#define OCC_RELAY_LINES 32
+#endif
+#ifndef OCC_RELAY_FAN_IN
+#define OCC_RELAY_FAN_IN 32
+#endif
+#ifndef OCC_RELAY_LEAVES
+#define OCC_RELAY_LEAVES 480
+#endif
+
+namespace occ {
+namespace pulse {
+
+/// u32 words per 128-byte line.
+constexpr u32 kLine = 32u;
+
+/// fence.acquire.gpu (PTX 8.6, sm_90): after a relaxed load that observed a release, makes it
+/// an acquire (the acquire pattern). Compiles to CCTL.IVALL: unlike fence.acq_rel it does not
+/// wait for the loads still in flight.
+__device__ __forceinline__ void fence_acquire() { asm volatile("fence.acquire.gpu;" ::: "memory"); }
+
+/// red.release.gpu.global.add.u32: an arrival that does not wait for the old value.
+__device__ __forceinline__ void red_add_release(u32* p, u32 v) {
+  asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/// Spins for about `cycles` SM clock cycles.
+__device__ __forceinline__ void spin_cycles(unsigned cycles) {
+  const long long c0 = clock64();
+  while (clock64() - c0 < (long long)cycles) {
+  }
+}
+
+/// Waits until *w is at or after `target` (epoch_diff), with DEPTH relaxed loads of *w in
+/// flight, first issued GAP cycles apart (each reload is issued as soon as its load returned,
+/// so the stagger persists); then fence.acquire.gpu. True on success; false if the launch was
+/// aborted or the wait expired (recorded by the watchdog). Bounded: the fast spin lasts at
+/// most OCC_FAST_SPIN_NS, then occ::wait_until owns the deadline.
+template <unsigned DEPTH, unsigned GAP, unsigned EVERY = 1u>
+__device__ __forceinline__ bool poll_pipelined(unsigned prim, const u32* w, u32 target) {
+  const bool given_up = aborted();
+  u32 v[DEPTH];
+  v[0] = ld_relaxed(w);
+#pragma unroll
+  for (unsigned k = 1; k < DEPTH; ++k) {
+    if (GAP != 0u) spin_cycles(GAP);
+    v[k] = ld_relaxed(w);
+  }
+  const unsigned long long t0 = globaltimer();
+  for (unsigned i = 1;; ++i) {
+#pragma unroll
+    for (unsigned k = 0; k < DEPTH; ++k) {
+      if (epoch_diff(v[k], target) >= 0) {
+        fence_acquire();
+        return true;
+      }
+      v[k] = ld_relaxed(w);
+    }
+    if (given_up) return false;  // given up before this wait began: not a waiter
+    // The clock and the abort flag every EVERY rounds (EVERY = 1: the clock every round, the
+    // flag every 8), so that the checks do not delay the next poll.
+    if (i % EVERY != 0u) continue;
+    if (((i / EVERY) & 7u) == 0u && aborted()) {
+      note_waiting();
+      return false;
+    }
+    if (globaltimer() - t0 > (unsigned long long)OCC_FAST_SPIN_NS) break;
+  }
+  return wait_until(prim, [w, target] { return epoch_diff(ld_acquire(w), target) >= 0; });
+}
+
+/// The polling thread of a block: lane 0 of its last warp (thread 0 in a one-warp block).
+__device__ __forceinline__ unsigned poller_thread() {
+  const unsigned n = local_count();
+  return n > 32u ? ((n - 1u) / 32u) * 32u : 0u;
+}
+
+/// The replicated-counter arrival and pipelined wait shared by Replica and Relay: `arrive`
+/// (uniform in warp 0) says whether this block adds one arrival to each of the `r` lines at
+/// `lines`; then the block waits until `mine` (its line, g mod r) reaches `target`.
+/// ATOM (one line only): thread 0 arrives with a returned atom.acq_rel.gpu.add and polls
+/// itself, as grid.sync() does; the last arriver then skips the poll (its atom's acquire
+/// half acquires every earlier arrival), and the other blocks' polls start only once their
+/// arrival is done. `delay`: cycles to wait before the first poll (0: none).
+template <unsigned DEPTH, unsigned GAP, unsigned EVERY, bool ATOM>
+__device__ __forceinline__ bool replicated_wait(unsigned prim, u32* lines, u32 r, const u32* mine,
+                                                bool arrive, u32 target, unsigned delay) {
+  const unsigned t = local_linear_id();
+  bool ok = true;
+  if (ATOM) {
+    if (t == 0u) {
+      const u32 old = atomic_add_acq_rel(lines, 1u);
+      if (epoch_diff(old + 1u, target) < 0) {
+        if (delay != 0u) spin_cycles(delay);
+        ok = poll_pipelined<DEPTH, GAP, EVERY>(prim, lines, target);
+      }
+    }
+    return __syncthreads_and(ok) != 0;
+  }
+  if (arrive && t < r) red_add_release(lines + t * kLine, 1u);
+  if (t == poller_thread()) {
+    if (delay != 0u) spin_cycles(delay);
+    ok = poll_pipelined<DEPTH, GAP, EVERY>(prim, mine, target);
+  }
+  return __syncthreads_and(ok) != 0;
+}
+
+/// The number of SMs (%nsmid).
+__device__ __forceinline__ unsigned sm_count() {
+  unsigned r;
+  asm("mov.u32 %0, %%nsmid;" : "=r"(r));
+  return r;
+}
+
+}  // namespace pulse
+
+namespace sync {
+
+/// ReplicaBarrier (see the top of this file): one hop over R replicated counter lines.
+/// State: 32 lines (1024 u32 words).
+template <unsigned LINES = OCC_REPLICA_LINES, unsigned DEPTH = OCC_POLL_DEPTH,
+          unsigned GAP = OCC_POLL_GAP_CYCLES, unsigned EVERY = OCC_POLL_EVERY,
+          bool ATOM = OCC_REPLICA_ATOM, unsigned DELAY = OCC_REPLICA_DELAY_CYCLES,
+          bool ADAPTIVE = true>
+struct ReplicaBarrierT {
+  static_assert(LINES >= 1u && LINES <= 32u, "OCC_REPLICA_LINES: 1 to 32 (lanes of warp 0)");
+  static_assert(!ATOM || LINES == 1u, "a returned arrival: one line");
+  static_assert(DEPTH >= 1u && DEPTH <= 16u, "OCC_POLL_DEPTH: 1 to 16");
+  u32* lines;
+  const u32* mine;  // line g mod r, where this block polls
+  u32 n;
+  u32 r;
+  u32 epoch;
+  unsigned delay;  // cycles before the first poll
+
+  __device__ ReplicaBarrierT(u32* state, const Env& env)
+      : lines(state), n(env.num_groups), epoch(0u) {
+    // ADAPTIVE: the delay only with more blocks than SMs, where polls would slow the arrivals
+    // (measured on an H100: it pays from 264 blocks on and costs ~130 ns at 132).
+    delay = (!ADAPTIVE || n > pulse::sm_count()) ? DELAY : 0u;
+    r = n < LINES ? n : LINES;
+    if (r == 0u) r = 1u;
+    mine = lines + (env.group_id % r) * pulse::kLine;
+  }
+
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    __syncthreads();
+    return pulse::replicated_wait<DEPTH, GAP, EVERY, ATOM>(ATOM ? Prim::LeanBarrier
+                                                               : Prim::ReplicaBarrier,
+                                                          lines, r, mine, true, epoch * n, delay);
+  }
+};
+
+/// RelayBarrier (see the top of this file): leaf counters, then one hop over R replicated
+/// root lines. State: 32 root lines, then OCC_RELAY_LEAVES leaf lines.
+template <unsigned FAN_IN = OCC_RELAY_FAN_IN, unsigned LINES = OCC_RELAY_LINES,
+          unsigned DEPTH = OCC_POLL_DEPTH, unsigned GAP = OCC_POLL_GAP_CYCLES,
+          unsigned EVERY = OCC_POLL_EVERY>
+struct RelayBarrierT {
+  static_assert(FAN_IN >= 1u, "OCC_RELAY_FAN_IN: at least 1");
+  static_assert(LINES >= 1u && LINES <= 32u, "OCC_REPLICA_LINES: 1 to 32 (lanes of warp 0)");
+  u32* root;
+  u32* leaf;        // this block's leaf line
+  const u32* mine;  // root line g mod r, where this block polls
+  u32 k;       // participants in this block's leaf
+  u32 leaves;  // leaves with a participant
+  u32 r;
+  u32 epoch;
+
+  __device__ RelayBarrierT(u32* state, const Env& env) : root(state), epoch(0u) {
+    const u32 n = env.num_groups;
+    // At most OCC_RELAY_LEAVES leaves: a larger grid widens the leaves.
+    u32 fan = FAN_IN;
+    if ((n + fan - 1u) / fan > (u32)OCC_RELAY_LEAVES) fan = (n + OCC_RELAY_LEAVES - 1u) / OCC_RELAY_LEAVES;
+    leaves = n == 0u ? 1u : (n + fan - 1u) / fan;
+    const u32 l = env.group_id / fan;
+    k = (l + 1u) * fan <= n ? fan : n - l * fan;
+    leaf = state + (32u + l) * pulse::kLine;
+    r = leaves < LINES ? leaves : LINES;
+    mine = root + (env.group_id % r) * pulse::kLine;
+  }
+
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    const u32 e = epoch;
+    const unsigned t = local_linear_id();
+    __syncthreads();
+    if (t < 32u) {
+      // Warp 0: lane 0 arrives at the leaf (returned: the last arriver relays); the warp
+      // learns the answer by shuffle, so no block-wide barrier sits on the critical path.
+      // __syncwarp orders lane 0's acquire before the other lanes' releases (causality).
+      const unsigned nt = local_count();
+      const unsigned mask = nt >= 32u ? 0xffffffffu : (1u << nt) - 1u;
+      u32 last = 0u;
+      if (t == 0u) last = atomic_add_acq_rel(leaf, 1u) + 1u == e * k ? 1u : 0u;
+      last = __shfl_sync(mask, last, 0);
+      __syncwarp(mask);
+      if (last != 0u && t < r) pulse::red_add_release(root + t * pulse::kLine, 1u);
+    }
+    bool ok = true;
+    if (t == pulse::poller_thread())
+      ok = pulse::poll_pipelined<DEPTH, GAP, EVERY>(Prim::RelayBarrier, mine, e * leaves);
+    return __syncthreads_and(ok) != 0;
+  }
+};
+
+/// The barriers with the library's parameters (ReplicaBarrier: one line, a red arrival by
+/// warp 0 and the poll by the last warp; LeanBarrier: one line, a returned arrival, a pause of
+/// OCC_LEAN_DELAY_CYCLES before the first poll past one block per SM).
+using ReplicaBarrier = ReplicaBarrierT<>;
+using RelayBarrier = RelayBarrierT<>;
+using LeanBarrier = ReplicaBarrierT<1u, 1u, 0u, OCC_POLL_EVERY, true, OCC_LEAN_DELAY_CYCLES, true>;
+
+}  // namespace sync
+}  // namespace occ

@@ -1,0 +1,298 @@
+//! Barrier latency in every launch shape: every library kind (the hierarchical one also in
+//! clusters of 2, 4 and 8), grid.sync() and the naive counter barrier in the same run, the lab
+//! variants, and the per-shape summary (best of ours, ratio to grid.sync(), the defaults).
+
+use super::PrimitivesConfig;
+use crate::cuda::sync::builtin_shape_table;
+use crate::cuda::sync::kinds::BarrierKind;
+use crate::cuda::sync::run::{
+    run_barrier, run_barrier_lab, run_grid_sync, run_naive_barrier, BarrierRun, BARRIER_LAB,
+};
+use crate::cuda::{DeviceInfo, Gpu};
+use crate::model::{LaunchShape, ShapeClass, ShapeTable};
+use serde::Serialize;
+
+/// One launch shape of the barrier benchmark.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BenchShape {
+    /// `"<blocks>x<threads>"`.
+    pub name: String,
+    /// Blocks launched.
+    pub blocks: usize,
+    /// Threads per block.
+    pub threads: usize,
+}
+
+/// The six shapes: one block per SM of 128, 256 and 1024 threads, and full occupancy at the
+/// same block sizes (the hardware's resident-block bound).
+pub fn barrier_shapes(info: &DeviceInfo) -> Vec<BenchShape> {
+    let sms = info.sm_count as usize;
+    let mut v = Vec::new();
+    for t in [128usize, 256, 1024] {
+        v.push(BenchShape {
+            name: format!("{sms}x{t}"),
+            blocks: sms,
+            threads: t,
+        });
+    }
+    for t in [128usize, 256, 1024] {
+        let b = info.resident_blocks_bound(t as u32) as usize;
+        v.push(BenchShape {
+            name: format!("{b}x{t}"),
+            blocks: b,
+            threads: t,
+        });
+    }
+    v
+}
+
+/// One design in one shape.
+#[derive(Debug, Clone, Serialize)]
+pub struct BarrierPoint {
+    /// The shape, `"<blocks>x<threads>"`.
+    pub shape: String,
+    /// The design: a kind's name, `"hierarchical (cluster c)"`, a lab kernel, or a
+    /// comparator (`"grid.sync (cooperative)"`, `"naive counter (no discovery)"`).
+    pub design: String,
+    /// Blocks that took part.
+    pub blocks: usize,
+    /// Threads per block.
+    pub block_threads: usize,
+    /// Median over blocks of ns per barrier.
+    pub ns_per_barrier: Option<f64>,
+    /// Why it could not be measured.
+    pub error: Option<String>,
+    /// The run's details (ours only).
+    pub run: Option<BarrierRun>,
+}
+
+/// Per shape: our fastest barrier, grid.sync(), and the shape-aware default.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShapeSummary {
+    /// The shape.
+    pub shape: String,
+    /// Our fastest design and its ns per barrier.
+    pub best: Option<(String, f64)>,
+    /// grid.sync()'s ns per barrier.
+    pub grid_sync_ns: Option<f64>,
+    /// best / grid.sync.
+    pub best_over_grid_sync: Option<f64>,
+    /// The default this run's table chooses.
+    pub default_kind: String,
+    /// Its ns over the best's.
+    pub default_over_best: Option<f64>,
+    /// The default the library's built-in table (an earlier run) chooses, and its cost in
+    /// this run over this run's best: an independent check of the shape-aware default.
+    pub builtin_default_kind: Option<String>,
+    /// See `builtin_default_kind`.
+    pub builtin_default_over_best: Option<f64>,
+}
+
+enum Design {
+    Kind(BarrierKind, u32),
+    GridSync,
+    Naive,
+}
+
+/// Every design in every shape; each library kind's time goes into `table`.
+pub(super) fn measure(
+    gpu: &Gpu,
+    cfg: &PrimitivesConfig,
+    shapes: &[BenchShape],
+    table: &mut ShapeTable,
+    log: &mut dyn FnMut(&str),
+) -> Vec<BarrierPoint> {
+    let mut out = Vec::new();
+    log(&format!(
+        "barrier latency, ns per barrier ({} rounds, median over blocks)",
+        cfg.rounds
+    ));
+    for s in shapes {
+        let mut designs: Vec<(String, Design)> = BarrierKind::ALL
+            .iter()
+            .map(|&k| {
+                let name = if k == BarrierKind::Hierarchical {
+                    "hierarchical (flat)".to_string()
+                } else {
+                    k.name().to_string()
+                };
+                (name, Design::Kind(k, 1))
+            })
+            .collect();
+        for c in [2u32, 4, 8] {
+            if s.blocks % c as usize == 0 {
+                designs.push((
+                    format!("hierarchical (cluster {c})"),
+                    Design::Kind(BarrierKind::Hierarchical, c),
+                ));
+            }
+        }
+        designs.push(("grid.sync (cooperative)".into(), Design::GridSync));
+        designs.push(("naive counter (no discovery)".into(), Design::Naive));
+        for (name, d) in designs {
+            let (b, t, r, w) = (s.blocks, s.threads, cfg.rounds, cfg.watchdog);
+            let (ns, run, err) = match d {
+                Design::Kind(kind, c) => match run_barrier(gpu, kind, b, t, c, r, false, w) {
+                    Ok(run) => {
+                        let shape = LaunchShape::new(b, t).with_cluster(c);
+                        table.record(ShapeClass::Barrier, kind.name(), shape, run.ns_per_barrier);
+                        (Some(run.ns_per_barrier), Some(run), None)
+                    }
+                    Err(e) => (None, None, Some(e.to_string())),
+                },
+                Design::GridSync => split(run_grid_sync(gpu, b, t, r)),
+                Design::Naive => split(run_naive_barrier(gpu, b, t, r, w)),
+            };
+            out.push(point(s, name, ns, run, err, log));
+        }
+    }
+    out
+}
+
+/// The lab's variants in every shape (not recorded in the table: not library kinds).
+pub(super) fn measure_lab(
+    gpu: &Gpu,
+    cfg: &PrimitivesConfig,
+    shapes: &[BenchShape],
+    log: &mut dyn FnMut(&str),
+) -> Vec<BarrierPoint> {
+    log("barrier lab, ns per barrier (r: lines, d: loads in flight, g: gap cycles, f: fan-in)");
+    let mut out = Vec::new();
+    // A single block measures a design's fixed cost (no other block to wait for).
+    let one = BenchShape {
+        name: "1x128".into(),
+        blocks: 1,
+        threads: 128,
+    };
+    for s in std::iter::once(&one).chain(shapes) {
+        for v in BARRIER_LAB {
+            let (ns, run, err) =
+                match run_barrier_lab(gpu, v, s.blocks, s.threads, cfg.rounds, false, cfg.watchdog)
+                {
+                    Ok(run) => (Some(run.ns_per_barrier), Some(run), None),
+                    Err(e) => (None, None, Some(e.to_string())),
+                };
+            out.push(point(s, v.to_string(), ns, run, err, log));
+        }
+    }
+    out
+}
+
+fn split(r: crate::model::Result<f64>) -> (Option<f64>, Option<BarrierRun>, Option<String>) {
+    match r {
+        Ok(ns) => (Some(ns), None, None),
+        Err(e) => (None, None, Some(e.to_string())),
+    }
+}
+
+fn point(
+    s: &BenchShape,
+    design: String,
+    ns: Option<f64>,
+    run: Option<BarrierRun>,
+    error: Option<String>,
+    log: &mut dyn FnMut(&str),
+) -> BarrierPoint {
+    let parts = run.as_ref().map(|r| r.participants).unwrap_or(s.blocks);
+    match (&ns, &error) {
+        (Some(ns), _) => log(&format!(
+            "  {:<10} {design:<30} {ns:>8.0} ns  ({parts} blocks)",
+            s.name
+        )),
+        (None, Some(e)) => log(&format!("  {:<10} {design:<30} error: {e}", s.name)),
+        _ => {}
+    }
+    BarrierPoint {
+        shape: s.name.clone(),
+        design,
+        blocks: parts,
+        block_threads: s.threads,
+        ns_per_barrier: ns,
+        error,
+        run,
+    }
+}
+
+/// Per shape: the fastest of ours, grid.sync(), the shape-aware default's cost (from the
+/// table measured in this run, so it shows the choice) and the built-in table's default's
+/// cost in this run (an independent check).
+pub(super) fn summarise(
+    barrier: &[BarrierPoint],
+    shapes: &[BenchShape],
+    table: &ShapeTable,
+    log: &mut dyn FnMut(&str),
+) -> Vec<ShapeSummary> {
+    log("barrier per shape: best of ours vs grid.sync(), and the shape-aware default");
+    let builtin_table = builtin_shape_table(&table.measured_on);
+    let mut v = Vec::new();
+    for s in shapes {
+        let here = |b: &&BarrierPoint| b.shape == s.name && b.ns_per_barrier.is_some();
+        let best = barrier
+            .iter()
+            .filter(here)
+            .filter(|b| b.run.is_some())
+            .min_by(|a, b| {
+                let (x, y) = (a.ns_per_barrier.unwrap_or(f64::MAX), b.ns_per_barrier);
+                x.total_cmp(&y.unwrap_or(f64::MAX))
+            })
+            .map(|b| (b.design.clone(), b.ns_per_barrier.unwrap_or(0.0)));
+        let grid = barrier
+            .iter()
+            .filter(here)
+            .find(|b| b.design.starts_with("grid.sync"))
+            .and_then(|b| b.ns_per_barrier);
+        let query = LaunchShape::new(s.blocks, s.threads);
+        let is_kind = |k: &str| BarrierKind::parse(k).is_some();
+        let default = table
+            .best_where(ShapeClass::Barrier, query, is_kind)
+            .map(|(k, ns)| (k.to_string(), ns));
+        let ratio = match (&best, grid) {
+            (Some((_, b)), Some(g)) if g > 0.0 => Some(b / g),
+            _ => None,
+        };
+        let dob = match (&default, &best) {
+            (Some((_, d)), Some((_, b))) if *b > 0.0 => Some(d / b),
+            _ => None,
+        };
+        let builtin = builtin_table.as_ref().and_then(|t| {
+            t.best_where(ShapeClass::Barrier, query, is_kind)
+                .map(|(k, _)| k.to_string())
+        });
+        let builtin_ratio = builtin.as_ref().and_then(|k| {
+            let here = table
+                .ranking(ShapeClass::Barrier, query)
+                .into_iter()
+                .find(|(n, _)| n == k)?
+                .1;
+            Some(here / best.as_ref()?.1)
+        });
+        log(&format!(
+            "  {:<10} best {:<28} grid.sync {:>7.0} ns  ratio {:.2}  default {} ({:.2}x best)",
+            s.name,
+            best.as_ref()
+                .map(|(n, ns)| format!("{n} {ns:.0} ns"))
+                .unwrap_or_default(),
+            grid.unwrap_or(0.0),
+            ratio.unwrap_or(0.0),
+            default.as_ref().map(|d| d.0.as_str()).unwrap_or("-"),
+            dob.unwrap_or(0.0)
+        ));
+        if let (Some(k), Some(r)) = (&builtin, builtin_ratio) {
+            log(&format!(
+                "  {:<10} built-in table's default {k}: {r:.2}x this run's best",
+                s.name
+            ));
+        }
+        v.push(ShapeSummary {
+            shape: s.name.clone(),
+            best,
+            grid_sync_ns: grid,
+            best_over_grid_sync: ratio,
+            default_kind: default.map(|d| d.0).unwrap_or_default(),
+            default_over_best: dob,
+            builtin_default_kind: builtin,
+            builtin_default_over_best: builtin_ratio,
+        });
+    }
+    v
+}

@@ -1,0 +1,137 @@
+//! The primitives benchmark of the CUDA backend (`occupant bench primitives --backend cuda`
+//! is its argument and output layer): barrier latency in every launch shape with the vendor's
+//! `grid.sync()` and the naive counter barrier in the same run, the barrier lab (the barrier
+//! designs' parameters, see [`BARRIER_LAB`](super::run::BARRIER_LAB)), mutex throughput from
+//! one block to full occupancy, and spinning vs sleeping semaphores. Every measurement of a
+//! library kind goes into a [`ShapeTable`], which the shape-aware defaults load
+//! ([`store_shape_table`]).
+//!
+//! ```no_run
+//! use occupant::cuda::sync::bench::{run_primitives, PrimitivesConfig};
+//! let gpu = occupant::cuda::Gpu::open(0)?;
+//! let cfg = PrimitivesConfig { mutexes: false, semaphores: false, ..Default::default() };
+//! let report = run_primitives(&gpu, &cfg, &mut |line| println!("{line}"));
+//! for s in &report.barrier_summary {
+//!     println!("{}: best {:?}, grid.sync {:?} ns", s.shape, s.best, s.grid_sync_ns);
+//! }
+//! # Ok::<(), occupant::Error>(())
+//! ```
+
+mod barrier;
+mod contention;
+
+pub use barrier::{barrier_shapes, BarrierPoint, BenchShape, ShapeSummary};
+pub use contention::mutex_label;
+
+use super::machine::MachineAbstraction;
+use super::run::{MutexRun, SemaphoreRun};
+use crate::cuda::{DeviceInfo, Gpu};
+use crate::model::{Result, ShapeTable, Watchdog};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct PrimitivesConfig {
+    /// Barriers timed per configuration.
+    pub rounds: u32,
+    /// Lock/unlock (wait/post) pairs per mutex (semaphore) configuration, in total.
+    pub ops: u32,
+    /// Time the barriers (every kind, grid.sync(), the naive counter) in every shape.
+    pub barriers: bool,
+    /// Also time the barrier lab's variants in every shape.
+    pub barrier_lab: bool,
+    /// Time the mutexes.
+    pub mutexes: bool,
+    /// Time the semaphores.
+    pub semaphores: bool,
+    /// The deadline of every wait.
+    pub watchdog: Watchdog,
+}
+
+impl Default for PrimitivesConfig {
+    fn default() -> Self {
+        PrimitivesConfig {
+            rounds: 20_000,
+            ops: 200_000,
+            barriers: true,
+            barrier_lab: false,
+            mutexes: true,
+            semaphores: true,
+            watchdog: Watchdog::default().with_timeout(Duration::from_secs(5)),
+        }
+    }
+}
+
+/// Everything one run measured (`primitives.json`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PrimitivesReport {
+    /// The device.
+    pub device: DeviceInfo,
+    /// Every barrier design in every shape.
+    pub barrier: Vec<BarrierPoint>,
+    /// Per shape: the best of ours, grid.sync(), the defaults.
+    pub barrier_summary: Vec<ShapeSummary>,
+    /// The barrier lab's variants in every shape (empty unless asked for).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub barrier_lab: Vec<BarrierPoint>,
+    /// Every mutex at every contention.
+    pub mutex: Vec<MutexRun>,
+    /// Every semaphore.
+    pub semaphore: Vec<SemaphoreRun>,
+    /// The library kinds' measurements, by shape: where the shape-aware defaults come from.
+    pub shape_table: ShapeTable,
+}
+
+/// Runs the benchmark; `log` receives one line per result as it comes.
+pub fn run_primitives(
+    gpu: &Gpu,
+    cfg: &PrimitivesConfig,
+    log: &mut dyn FnMut(&str),
+) -> PrimitivesReport {
+    let info = gpu.info().clone();
+    let mut table = ShapeTable::new(&info.name);
+    let shapes = barrier_shapes(&info);
+    let mut report = PrimitivesReport {
+        device: info,
+        barrier: Vec::new(),
+        barrier_summary: Vec::new(),
+        barrier_lab: Vec::new(),
+        mutex: Vec::new(),
+        semaphore: Vec::new(),
+        shape_table: ShapeTable::new(&gpu.info().name),
+    };
+    if cfg.barriers {
+        report.barrier = barrier::measure(gpu, cfg, &shapes, &mut table, log);
+    }
+    if cfg.barrier_lab {
+        report.barrier_lab = barrier::measure_lab(gpu, cfg, &shapes, log);
+    }
+    if cfg.mutexes {
+        report.mutex = contention::measure_mutexes(gpu, cfg, &mut table, log);
+    }
+    if cfg.semaphores {
+        report.semaphore = contention::measure_semaphores(gpu, cfg, log);
+    }
+    if cfg.barriers {
+        report.barrier_summary = barrier::summarise(&report.barrier, &shapes, &table, log);
+    }
+    report.shape_table = table;
+    report
+}
+
+/// Stores `table` with the device's machine abstraction
+/// ([`MachineAbstraction::store_path`]), where the shape-aware defaults of this device load
+/// it from (measuring the abstraction first if none is stored). Returns the file written.
+pub fn store_shape_table(gpu: &Gpu, table: &ShapeTable) -> Result<PathBuf> {
+    let mut m = MachineAbstraction::for_gpu(gpu)?;
+    m.shapes = table.clone();
+    let p = MachineAbstraction::store_path(&gpu.info().name).ok_or_else(|| {
+        crate::Error::Io(
+            "no folder to store the machine abstraction in (set OCCUPANT_MACHINE_DIR)".into(),
+        )
+    })?;
+    m.save(&p)?;
+    Ok(p)
+}
