@@ -78,7 +78,7 @@ pub fn game_split(depth: u32) -> u32 {
 }
 
 /// Builds application `name` (one of [`COOP_CUDA_APPS`]) on the GPU: the graph apps on
-/// `graph` (bfs and sssp from `sources`; [`Error::Input`] without a graph), octree and game
+/// `graph` (bfs and sssp from `sources`; [`Error::Input`](occupant::Error::Input) without a graph), octree and game
 /// from `size`.
 pub fn coop_app(
     gpu: &occupant::cuda::Gpu,
