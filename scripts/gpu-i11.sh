@@ -11,63 +11,31 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu-i11}"
-target="${CARGO_TARGET_DIR:-$root/target}"
 cd "$root"
-cargo build --release -p occupant-cli
-exes=$(cargo test --release --no-run -p occupant --test gpu_combining --test gpu_watchdog_flag \
-  --test gpu_sync --test gpu --message-format=json 2>/dev/null | python3 -c '
-import json, sys
-for line in sys.stdin:
-    try: m = json.loads(line)
-    except ValueError: continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        print(m["executable"], "test-" + m["target"]["name"])
-')
-rm -rf "$dest"
-mkdir -p "$dest"
-cp "$target/release/occupant" "$dest/occupant"
-while read -r exe name; do
-  [[ -n "$exe" ]] && cp "$exe" "$dest/$name"
-done <<<"$exes"
-for f in "$dest"/*; do strip --strip-debug "$f" 2>/dev/null || true; done
-git rev-parse HEAD >"$dest/COMMIT"
+source scripts/gpu-bundle.sh
+gpu_bundle "$dest" occupant --test gpu_combining --test gpu_watchdog_flag --test gpu_sync --test gpu
 cat >"$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
 set -u
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-out="${OUT:-/tmp/occupant-out}"
-res="$out/res"
-mkdir -p "$res"
-export OCCUPANT_REQUIRE_GPU=1 OCCUPANT_REQUIRE_NVRTC=1 OCCUPANT_RESULTS_DIR="$res"
-export OCCUPANT_MACHINE_DIR="$res/machine" OCCUPANT_CACHE_DIR="$(mktemp -d)"
-export OCCUPANT_COMMIT="$(cat "$here/COMMIT")"
-cp "$here/COMMIT" "$res/COMMIT"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >"$res/nvidia-smi.txt" 2>&1
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
 steps="${*:-primitives launch combining watchdog gpu sync sanitizer}"
-sum="$out/summary.txt"
-step() { # name timeout command...
-  local name=$1 limit=$2; shift 2
-  echo "== $name ($(date +%T))" | tee -a "$sum"
-  timeout "$limit" "$@" >"$res/$name.log" 2>&1
-  echo "rc $?" >>"$sum"
-}
 for s in $steps; do
   case $s in
     primitives) step bench-primitives 110 "$here/occupant" bench primitives --backend cuda --out "$res" --no-semaphores
       grep -v "^  .*ns  (" "$res/bench-primitives.log" | head -60 >>"$sum" ;;
     launch) step bench-launch 40 "$here/occupant" bench launch --backend cuda --iters 1000 --json "$res/bench-launch.json"
       grep -E "watchdog cost|error" "$res/bench-launch.log" >>"$sum" ;;
-    combining) step test-gpu_combining 70 "$here/test-gpu_combining" --test-threads=1 --nocapture
+    combining) step test-gpu_combining 70 "$here/test-occupant-gpu_combining" --test-threads=1 --nocapture
       grep -E "^test |test result|panicked|ns/barrier|Mops" "$res/test-gpu_combining.log" | grep -vE "x(128|256|1024) launched" | head -40 >>"$sum" ;;
-    watchdog) step test-gpu_watchdog_flag 30 "$here/test-gpu_watchdog_flag" --test-threads=1 --nocapture
+    watchdog) step test-gpu_watchdog_flag 30 "$here/test-occupant-gpu_watchdog_flag" --test-threads=1 --nocapture
       grep -E "test result|panicked" "$res/test-gpu_watchdog_flag.log" >>"$sum" ;;
-    gpu) step test-gpu 60 "$here/test-gpu" --test-threads=1 --nocapture
+    gpu) step test-gpu 60 "$here/test-occupant-gpu" --test-threads=1 --nocapture
       grep -E "test result|panicked|^test " "$res/test-gpu.log" >>"$sum" ;;
-    sync) step test-gpu_sync 90 "$here/test-gpu_sync" --test-threads=1 --nocapture
+    sync) step test-gpu_sync 90 "$here/test-occupant-gpu_sync" --test-threads=1 --nocapture
       grep -E "test result|panicked|^test " "$res/test-gpu_sync.log" >>"$sum" ;;
     sanitizer)
       for tool in racecheck synccheck; do
-        step "sanitizer-$tool" 40 compute-sanitizer --tool $tool "$here/test-gpu_combining" --exact combining_sanitizer_smoke --test-threads=1
+        step "sanitizer-$tool" 40 compute-sanitizer --tool $tool "$here/test-occupant-gpu_combining" --exact combining_sanitizer_smoke --test-threads=1
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|test result" "$res/sanitizer-$tool.log" | head -10 >>"$sum"
       done ;;
     *) echo "unknown step $s" | tee -a "$sum" ;;

@@ -20,54 +20,21 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu}"
-target="${CARGO_TARGET_DIR:-$root/target}"
 cd "$root"
 
-cargo build --release -p occupant-cli
-# The library's tests only: the CLI's tests run the binary at its build path, absent there.
-exes=$(cargo test --release --no-run -p occupant -p occupant-apps --message-format=json 2>/dev/null |
-  python3 -c '
-import json, sys
-for line in sys.stdin:
-    try: m = json.loads(line)
-    except ValueError: continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        crate = m["package_id"].split("#")[0].rstrip("/").split("/")[-1].split("@")[0]
-        print(m["executable"], "test-" + crate + "-" + m["target"]["name"])
-')
-rm -rf "$dest"
-mkdir -p "$dest"
-cp "$target/release/occupant" "$dest/occupant"
-while read -r exe name; do
-  [[ -n "$exe" ]] && cp "$exe" "$dest/$name"
-done <<<"$exes"
-for f in "$dest"/*; do strip --strip-debug "$f" 2>/dev/null || true; done
-git rev-parse HEAD >"$dest/COMMIT"
+source scripts/gpu-bundle.sh
+gpu_bundle "$dest" occupant -- occupant-apps
+# Only what needs the device (and NVRTC) travels: the CPU tests run in CI (and keep the bundle
+# under the device tool's 64 MiB).
+for t in "$dest"/test-*; do
+  case $(basename "$t") in *gpu*|*nvrtc*|*cuda*) ;; *) rm "$t" ;; esac
+done
 cat >"$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Runs on the device machine (made by scripts/gpu-loop.sh). Writes results under $OUT.
 set -u
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-out="${OUT:-/tmp/occupant-out}"
-res="$out/res"
-mkdir -p "$res"
-export OCCUPANT_REQUIRE_GPU=1 OCCUPANT_REQUIRE_NVRTC=1 OCCUPANT_RESULTS_DIR="$res"
-export OCCUPANT_MACHINE_DIR="$res/machine" OCCUPANT_CACHE_DIR="$(mktemp -d)"
-export OCCUPANT_COMMIT="$(cat "$here/COMMIT")"
-cp "$here/COMMIT" "$res/COMMIT"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >"$res/nvidia-smi.txt" 2>&1
-"$here/occupant" info >"$res/info.txt" 2>&1
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
 steps="${*:-tests launch memory primitives discovery sanitizer}"
-sum="$out/summary.txt"
-status=0
-step() { # name timeout command...
-  local name=$1 limit=$2; shift 2
-  echo "== $name ($(date +%T))" | tee -a "$sum"
-  timeout "$limit" "$@" >"$res/$name.log" 2>&1
-  local rc=$?
-  echo "rc $rc" >>"$sum"
-  [[ $rc == 0 ]] || status=1
-}
 for s in $steps; do
   case $s in
     tests)

@@ -1,9 +1,9 @@
 //! The cooperative apps on a GPU, verified against their sequential references while the
 //! scheduler takes groups from them and gives them back over and over: BFS (≥ 1000 kill/fork
 //! cycles per barrier variant, with a matmul of ours running in the taken slots every tenth
-//! cycle), and cc, pagerank, color, mis, octree and game (≥ 1000 cycles in all); and every app
-//! once in each mode (the compute-sanitizer run). Skips with one line without a GPU; fails
-//! instead under OCCUPANT_REQUIRE_GPU=1.
+//! cycle), and cc, pagerank, color, mis, bc, sssp-worklist, octree and game (≥ 1000 cycles in
+//! all); and every app once in each mode (the compute-sanitizer run). Skips with one line
+//! without a GPU; fails instead under OCCUPANT_REQUIRE_GPU=1.
 
 use occupant::cuda::coop::{CoopConfig, Lane, MATMUL_CU};
 use occupant::cuda::{CompileOptions, Gpu};
@@ -149,9 +149,10 @@ fn grid(spec: &str) -> Csr {
         .unwrap()
 }
 
-/// The other apps (cc, pagerank, color, mis with both resizing barriers; octree and game with
-/// offer_kill/request_fork) under 160 kill/fork cycles each (100 per barrier variant; 1 120 in
-/// all), 0 wrong results.
+/// The other apps (cc, pagerank, color, mis, bc, sssp-worklist with both resizing barriers;
+/// octree and game with offer_kill/request_fork) under 160 kill/fork cycles each (100 per
+/// barrier variant; 1 520 in all), 0 wrong results. bc and sssp-worklist from vertex 0 of the
+/// 200×200 grid: 797 and about 400 steps per round, 8 rounds per launch.
 #[test]
 fn every_app_correct_under_kill_fork_cycles() {
     let Some(gpu) = gpu_or_skip("every_app_correct_under_kill_fork_cycles") else {
@@ -162,11 +163,21 @@ fn every_app_correct_under_kill_fork_cycles() {
         .groups(gpu.info().sm_count * 2)
         .watchdog(Watchdog::default().with_timeout(Duration::from_secs(3)));
     let mut total = 0;
-    for name in ["cc", "pagerank", "color", "mis", "octree", "game"] {
+    for name in [
+        "cc",
+        "pagerank",
+        "color",
+        "mis",
+        "bc",
+        "sssp-worklist",
+        "octree",
+        "game",
+    ] {
         let size = AppSize {
             rounds: match name {
                 "octree" => 4,
                 "game" => 49,
+                "bc" | "sssp-worklist" => 8,
                 _ => 16,
             },
             points: 200_000,

@@ -1,10 +1,12 @@
 //! Compiles every cooperative CUDA application kernel (`src/coop_cuda`) with NVRTC for sm_90 as
-//! the runtime does: BFS, SSSP, the graph apps (after `graph_apps.cu` with
-//! -DOCC_APP_HOST_LOOP), octree and game. Needs no GPU; without NVRTC it skips, unless
+//! the runtime does: BFS, SSSP, the graph apps cc, pagerank, color, mis, bc and
+//! sssp-worklist (after `GRAPH_APPS_CU` with -DOCC_APP_HOST_LOOP), octree and game. Needs no GPU; without NVRTC it skips, unless
 //! OCCUPANT_REQUIRE_NVRTC=1.
 
 use occupant::cuda::{compile_uncached, probe, CompileOptions};
-use occupant_apps::coop_cuda::{coop_graph_source, BFS_CU, GAME_CU, OCTREE_CU, SSSP_CU};
+use occupant_apps::coop_cuda::{
+    coop_graph_source, BFS_CU, COOP_GRAPH_APPS, GAME_CU, OCTREE_CU, SSSP_CU,
+};
 
 #[test]
 fn cooperative_apps_compile() {
@@ -30,5 +32,16 @@ fn cooperative_apps_compile() {
         let c =
             compile_uncached(name, src, &opts, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(c.log.is_empty(), "{name}: NVRTC warnings:\n{}", c.log);
+        if name == "coop_graph.cu" {
+            // Every graph app's kernel is in the image (the names the host launches).
+            for app in COOP_GRAPH_APPS {
+                let kernel = format!("coop_{}", app.name().replace('-', "_"));
+                let found = c
+                    .image
+                    .windows(kernel.len())
+                    .any(|w| w == kernel.as_bytes());
+                assert!(found, "{name}: no kernel {kernel}");
+            }
+        }
     }
 }

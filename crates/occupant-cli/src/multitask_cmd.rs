@@ -63,7 +63,8 @@ pub struct MultitaskArgs {
     #[arg(long, default_value = "2000", value_parser = at_least_one::<u64>)]
     pub gather_timeout_ms: u64,
     /// CUDA: rounds per cooperative-kernel run — traversals from 4 sources (bfs, sssp), runs
-    /// (cc, pagerank, color, mis), point-set instances (octree), roots (game, ≤ 49).
+    /// (cc, pagerank, color, mis, bc, sssp-worklist), point-set instances (octree), roots
+    /// (game, ≤ 49).
     #[arg(long, default_value = "80", value_parser = at_least_one::<u32>)]
     pub rounds: u32,
     /// Least kernel time of each co-run, ms (the app runs back to back until it is covered).

@@ -1,6 +1,6 @@
 //! `occupant multitask --backend cuda`: the CUDA cooperative runner
 //! (`occupant_apps::coop_cuda::run_multitask_kernel`: a cooperative app — bfs, sssp, cc,
-//! pagerank, color, mis, octree, game — on the GPU beside a periodic matmul of ours) for every
+//! pagerank, color, mis, bc, sssp-worklist, octree, game — on the GPU beside a periodic matmul of ours) for every
 //! workload × share × barrier asked for; JSON and a table.
 
 use crate::multitask_cmd::MultitaskArgs;

@@ -8,37 +8,18 @@
 //! loom_cohort_mutex`).
 #![cfg(loom)]
 
+mod loom_common;
+use loom_common::{builder, LoomWait};
+
 use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 use occupant::cpu::sync::{CohortMutex, RawMutex};
-use occupant::cpu::Wait;
-
-/// Failed polls of one wait after which the model stops branching (as in loom_sync.rs: loom
-/// cannot tell a spinning thread from one making progress).
-const POLLS_EXPLORED: usize = 2;
-
-struct LoomWait;
-
-impl Wait for LoomWait {
-    fn spin_until<F: FnMut() -> bool>(&self, _primitive: &'static str, mut cond: F) {
-        let mut failed = 0;
-        while !cond() {
-            failed += 1;
-            if failed == POLLS_EXPLORED {
-                loom::skip_branch();
-            }
-            thread::yield_now();
-        }
-    }
-}
 
 /// `cohort_of[t]` is thread t's cohort; each thread takes the lock `rounds` times.
 fn check_cohort(cohort_of: &'static [usize], cohorts: usize, rounds: usize, bound: usize) {
-    let mut b = loom::model::Builder::new();
-    b.preemption_bound = Some(bound);
-    b.check(move || {
+    builder(bound).check(move || {
         let m = Arc::new(CohortMutex::new(cohorts));
         let data = Arc::new(UnsafeCell::new(0usize));
         let inside = Arc::new(AtomicUsize::new(0));

@@ -11,37 +11,14 @@
 //! Run with `scripts/loom.sh`.
 #![cfg(loom)]
 
+mod loom_common;
+use loom_common::{builder, LoomWait};
+
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 use occupant::cpu::coop::CoopCore;
-use occupant::cpu::Wait;
 use occupant::model::coop::{BarrierKind, KillDecision, ResizeVariant};
-
-const POLLS_EXPLORED: usize = 2;
-
-/// Yields to the model checker between polls; stops branching after a few failed polls (see
-/// `loom_sync.rs` for why).
-struct LoomWait;
-
-impl Wait for LoomWait {
-    fn spin_until<F: FnMut() -> bool>(&self, _primitive: &'static str, mut cond: F) {
-        let mut failed = 0;
-        while !cond() {
-            failed += 1;
-            if failed == POLLS_EXPLORED {
-                loom::skip_branch();
-            }
-            thread::yield_now();
-        }
-    }
-}
-
-fn builder(bound: usize) -> loom::model::Builder {
-    let mut b = loom::model::Builder::new();
-    b.preemption_bound = Some(bound);
-    b
-}
 
 /// A scheduler thread asks for one unit while three groups meet at a query resizing barrier:
 /// either the barrier kills group 2 (the highest id) and the scheduler gets its unit, or the

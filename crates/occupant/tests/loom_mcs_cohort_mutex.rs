@@ -11,39 +11,20 @@
 //! loom_mcs_cohort_mutex`).
 #![cfg(loom)]
 
+mod loom_common;
+use loom_common::{builder, LoomWait};
+
 use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 use occupant::cpu::sync::McsCohortMutex;
-use occupant::cpu::Wait;
-
-/// Failed polls of one wait after which the model stops branching (as in loom_sync.rs: loom
-/// cannot tell a spinning thread from one making progress).
-const POLLS_EXPLORED: usize = 2;
-
-struct LoomWait;
-
-impl Wait for LoomWait {
-    fn spin_until<F: FnMut() -> bool>(&self, _primitive: &'static str, mut cond: F) {
-        let mut failed = 0;
-        while !cond() {
-            failed += 1;
-            if failed == POLLS_EXPLORED {
-                loom::skip_branch();
-            }
-            thread::yield_now();
-        }
-    }
-}
 
 /// `who[t]` = (cohort, member) of thread t; each thread takes the lock `rounds` times.
 fn check(lazy: bool, who: &'static [(usize, usize)], rounds: usize, bound: usize) {
     let cohorts = who.iter().map(|w| w.0).max().unwrap_or(0) + 1;
     let members = who.iter().map(|w| w.1).max().unwrap_or(0) + 1;
-    let mut b = loom::model::Builder::new();
-    b.preemption_bound = Some(bound);
-    b.check(move || {
+    builder(bound).check(move || {
         let m = Arc::new(if lazy {
             McsCohortMutex::lazy(cohorts, members)
         } else {

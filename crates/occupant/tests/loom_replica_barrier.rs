@@ -11,30 +11,13 @@
 //! loom_replica_barrier`).
 #![cfg(loom)]
 
+mod loom_common;
+use loom_common::{builder, LoomWait};
+
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
 use occupant::cpu::sync::{LeanBarrier, RelayBarrier, ReplicaBarrier};
-use occupant::cpu::Wait;
-
-/// Failed polls of one wait after which the model stops branching (as in loom_sync.rs: loom
-/// cannot tell a spinning thread from one making progress).
-const POLLS_EXPLORED: usize = 2;
-
-struct LoomWait;
-
-impl Wait for LoomWait {
-    fn spin_until<F: FnMut() -> bool>(&self, _primitive: &'static str, mut cond: F) {
-        let mut failed = 0;
-        while !cond() {
-            failed += 1;
-            if failed == POLLS_EXPLORED {
-                loom::skip_branch();
-            }
-            thread::yield_now();
-        }
-    }
-}
 
 trait Bar: Send + Sync + 'static {
     fn wait(&self, g: usize, n: usize);
@@ -59,9 +42,7 @@ impl Bar for RelayBarrier {
 }
 
 fn check<B: Bar>(make: fn() -> B, groups: usize, episodes: usize, bound: usize) {
-    let mut b = loom::model::Builder::new();
-    b.preemption_bound = Some(bound);
-    b.check(move || {
+    builder(bound).check(move || {
         let bar = Arc::new(make());
         let data: Arc<Vec<UnsafeCell<usize>>> =
             Arc::new((0..groups).map(|_| UnsafeCell::new(0)).collect());

@@ -5,6 +5,9 @@
 //! Run with `scripts/loom.sh` (`RUSTFLAGS="--cfg loom" cargo test --release --test loom_sync`).
 #![cfg(loom)]
 
+mod loom_common;
+use loom_common::{builder, LoomWait};
+
 use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
@@ -14,40 +17,6 @@ use occupant::cpu::sync::{
     SleepingSemaphore, SpinMutex, SpinSemaphore, TicketMutex, XfBarrier,
 };
 use occupant::cpu::sync::{BackoffConfig, Mutex};
-use occupant::cpu::Wait;
-
-/// Failed polls of one wait after which the model stops branching (see [`LoomWait`]).
-const POLLS_EXPLORED: usize = 2;
-
-/// The wait policy of the models: yield to the model checker between polls.
-///
-/// Loom cannot tell a spinning thread from one making progress: with two or more waiters (or
-/// a spinning read-modify-write) it would explore schedules in which the waiters poll forever
-/// and the thread they wait for never runs, and give up ("exceeded maximum number of
-/// branches"). So after `POLLS_EXPLORED` failed polls of one wait, the execution stops
-/// branching (`loom::skip_branch`) and is finished by loom's default, fair schedule (which runs
-/// the thread with the fewest yields); every interleaving up to that point is explored, and the
-/// final assertions still run on the finished execution.
-struct LoomWait;
-
-impl Wait for LoomWait {
-    fn spin_until<F: FnMut() -> bool>(&self, _primitive: &'static str, mut cond: F) {
-        let mut failed = 0;
-        while !cond() {
-            failed += 1;
-            if failed == POLLS_EXPLORED {
-                loom::skip_branch();
-            }
-            thread::yield_now();
-        }
-    }
-}
-
-fn builder(preemption_bound: usize) -> loom::model::Builder {
-    let mut b = loom::model::Builder::new();
-    b.preemption_bound = Some(preemption_bound);
-    b
-}
 
 fn tiny_backoff() -> BackoffConfig {
     BackoffConfig {

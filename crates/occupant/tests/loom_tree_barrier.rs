@@ -8,35 +8,16 @@
 //! loom_tree_barrier`).
 #![cfg(loom)]
 
+mod loom_common;
+use loom_common::{builder, LoomWait};
+
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
 use occupant::cpu::sync::TreeBarrier;
-use occupant::cpu::Wait;
-
-/// Failed polls of one wait after which the model stops branching (as in loom_sync.rs: loom
-/// cannot tell a spinning thread from one making progress).
-const POLLS_EXPLORED: usize = 2;
-
-struct LoomWait;
-
-impl Wait for LoomWait {
-    fn spin_until<F: FnMut() -> bool>(&self, _primitive: &'static str, mut cond: F) {
-        let mut failed = 0;
-        while !cond() {
-            failed += 1;
-            if failed == POLLS_EXPLORED {
-                loom::skip_branch();
-            }
-            thread::yield_now();
-        }
-    }
-}
 
 fn check_tree(groups: usize, fan_in: usize, episodes: usize, bound: usize) {
-    let mut b = loom::model::Builder::new();
-    b.preemption_bound = Some(bound);
-    b.check(move || {
+    builder(bound).check(move || {
         let bar = Arc::new(TreeBarrier::new(groups, fan_in));
         let data: Arc<Vec<UnsafeCell<usize>>> =
             Arc::new((0..groups).map(|_| UnsafeCell::new(0)).collect());

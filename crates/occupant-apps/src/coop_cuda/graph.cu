@@ -9,7 +9,8 @@
 // device), the app's iterations (`phases` barriers each) until its convergence test or
 // max_iterations, CHECK (vertices whose result differs from the sequential reference `expect`
 // counted into checks[round]; the iterations into iters[round]). State: w[0] round, w[1] phase
-// of the iteration (or INIT / CHECK / NEXT), w[2] iteration.
+// of the iteration (or INIT / CHECK / NEXT), w[2] iteration. bc.cu and sssp_worklist.cu, compiled
+// after this file, are two more apps of IterBody.
 #include <occupant.cuh>
 
 namespace occ_app {

@@ -1,7 +1,8 @@
-//! The graph applications cc, pagerank, color and mis as cooperative kernels on CUDA
-//! (`graph.cu`): the phases of the CUDA graph apps (`apps::cuda`, `graph_apps.cu`) in the
-//! cooperative phase loop, every global barrier a resizing barrier, `rounds` runs per launch,
-//! each checked on the device against the sequential reference.
+//! The graph applications cc, pagerank, color, mis (`graph.cu`), bc (`bc.cu`) and
+//! sssp-worklist (`sssp_worklist.cu`) as cooperative kernels on CUDA: the phases of the CUDA
+//! graph apps (`apps::cuda`, [`GRAPH_APPS_CU`]) in the cooperative phase loop, every global
+//! barrier a resizing barrier, `rounds` runs per launch, each checked on the device against the
+//! sequential reference.
 
 use super::bfs::BarrierMode;
 use super::kernel::CoopKernel;
@@ -12,13 +13,38 @@ use occupant::cuda::coop::{CoopConfig, Scheduler};
 use occupant::cuda::{Arg, CompileOptions, DeviceBuffer, Gpu, Module};
 use occupant::{Error, Result};
 
-/// The cooperative graph kernels (`coop_cc`, `coop_pagerank`, `coop_color`, `coop_mis`); compile
-/// after [`GRAPH_APPS_CU`] with `-DOCC_APP_HOST_LOOP` (see [`coop_graph_source`]).
-pub const GRAPH_CU: &str = concat!(include_str!("loop.cuh"), include_str!("graph.cu"));
+/// The cooperative graph kernels (`coop_cc`, `coop_pagerank`, `coop_color`, `coop_mis`,
+/// `coop_bc`, `coop_sssp_worklist`); compile after [`GRAPH_APPS_CU`] with `-DOCC_APP_HOST_LOOP`
+/// (see [`coop_graph_source`]).
+pub const GRAPH_CU: &str = concat!(
+    include_str!("loop.cuh"),
+    include_str!("graph.cu"),
+    include_str!("bc.cu"),
+    include_str!("sssp_worklist.cu")
+);
 
 /// The graph applications this module runs cooperatively.
-pub const COOP_GRAPH_APPS: [AppKind; 4] =
-    [AppKind::Cc, AppKind::PageRank, AppKind::Color, AppKind::Mis];
+pub const COOP_GRAPH_APPS: [AppKind; 6] = [
+    AppKind::Cc,
+    AppKind::PageRank,
+    AppKind::Color,
+    AppKind::Mis,
+    AppKind::Bc,
+    AppKind::SsspWorklist,
+];
+
+/// bc's tolerance, relative to max(|reference score|, 1): [`verify`](crate::apps::verify)'s.
+const BC_REL_TOL: f64 = 1e-9;
+
+/// The sequential reference on the device, in the type the app's check compares with.
+enum Expect {
+    /// Labels (cc), colours (color), membership as 0/1 (mis).
+    U32(DeviceBuffer<u32>),
+    /// Ranks (pagerank, absolute tolerance) or scores (bc, relative tolerance).
+    F64(DeviceBuffer<f64>, f64),
+    /// Distances (sssp-worklist).
+    U64(DeviceBuffer<u64>),
+}
 
 /// The whole source of the cooperative graph kernels: the graph apps' phases, then
 /// [`GRAPH_CU`]. Compile it with `-DOCC_APP_HOST_LOOP`.
@@ -32,21 +58,25 @@ pub struct GpuGraphApp {
     input: CudaInput,
     module: Module,
     rounds: u32,
-    expect_u32: DeviceBuffer<u32>,
-    expect_f64: DeviceBuffer<f64>,
-    check_tol: f64,
+    /// The source of bc and sssp-worklist (every round the same).
+    source: u32,
+    expect: Expect,
     checks: DeviceBuffer<u32>,
     iters: DeviceBuffer<u32>,
 }
 
 impl GpuGraphApp {
     /// Prepares `app` on `g` (the graph apps' [`CudaInput`]), compiles the kernels and computes
-    /// the sequential reference. [`Error::Input`] for another app, an empty graph or 0 rounds.
+    /// the sequential reference (bc and sssp-worklist from `p.source`). [`Error::Input`] for
+    /// another app, an empty graph, 0 rounds or a source outside the graph;
+    /// [`Error::Unsupported`] for bc on a graph whose shortest-path counts overflow `f64`.
     pub fn new(gpu: &Gpu, app: AppKind, g: &Csr, p: &AppParams, rounds: u32) -> Result<Self> {
-        if !COOP_GRAPH_APPS.contains(&app) || g.num_vertices() == 0 || rounds == 0 {
+        let n = g.num_vertices();
+        let sourced = matches!(app, AppKind::Bc | AppKind::SsspWorklist);
+        if !COOP_GRAPH_APPS.contains(&app) || n == 0 || rounds == 0 || (sourced && p.source >= n) {
             return Err(Error::Input(format!(
-                "cooperative graph app: {app} on {} vertices, {rounds} rounds (apps: cc, pagerank, color, mis; a non-empty graph; rounds ≥ 1)",
-                g.num_vertices()
+                "cooperative graph app: {app} on {n} vertices, {rounds} rounds, source {} (apps: cc, pagerank, color, mis, bc, sssp-worklist; a non-empty graph; rounds ≥ 1; bc and sssp-worklist: a source in the graph)",
+                p.source
             )));
         }
         let input = CudaInput::prepare(gpu, app, g, p)?;
@@ -55,13 +85,26 @@ impl GpuGraphApp {
             &coop_graph_source(),
             &CompileOptions::default().option("-DOCC_APP_HOST_LOOP"),
         )?;
-        let (expect_u32, expect_f64) = match reference(app, g, p) {
-            AppOutput::Labels(v) | AppOutput::Colors(v) => (gpu.upload(&v)?, gpu.alloc_zeroed(1)?),
-            AppOutput::InSet(v) => (
-                gpu.upload(&v.iter().map(|&b| u32::from(b)).collect::<Vec<_>>())?,
-                gpu.alloc_zeroed(1)?,
+        let expect = match reference(app, g, p) {
+            AppOutput::Labels(v) | AppOutput::Colors(v) => Expect::U32(gpu.upload(&v)?),
+            AppOutput::InSet(v) => {
+                Expect::U32(gpu.upload(&v.iter().map(|&b| u32::from(b)).collect::<Vec<_>>())?)
+            }
+            // verify()'s tolerance: both runs are this close to the fixed point.
+            AppOutput::Ranks(v) => Expect::F64(
+                gpu.upload(&v)?,
+                2.0 * p.tolerance / (1.0 - p.damping).max(1e-12) + 1e-12,
             ),
-            AppOutput::Ranks(v) => (gpu.alloc_zeroed(1)?, gpu.upload(&v)?),
+            AppOutput::Scores(v) => {
+                if let Some(x) = v.iter().position(|x| !x.is_finite()) {
+                    return Err(Error::Unsupported(format!(
+                        "cooperative bc: the shortest-path counts of this graph overflow f64 (vertex {x} has score {}); use a graph with fewer shortest paths",
+                        v[x]
+                    )));
+                }
+                Expect::F64(gpu.upload(&v)?, BC_REL_TOL)
+            }
+            AppOutput::Distances(v) => Expect::U64(gpu.upload(&v)?),
             other => {
                 return Err(Error::Input(format!(
                     "cooperative {app}: unexpected reference {}",
@@ -74,10 +117,8 @@ impl GpuGraphApp {
             input,
             module,
             rounds,
-            expect_u32,
-            expect_f64,
-            // verify()'s tolerance: both runs are this close to the fixed point.
-            check_tol: 2.0 * p.tolerance / (1.0 - p.damping).max(1e-12) + 1e-12,
+            source: p.source,
+            expect,
             checks: gpu.alloc_zeroed(rounds as usize)?,
             iters: gpu.alloc_zeroed(rounds as usize)?,
         })
@@ -113,6 +154,8 @@ impl CoopKernel for GpuGraphApp {
             AppKind::Cc => "coop_cc",
             AppKind::PageRank => "coop_pagerank",
             AppKind::Color => "coop_color",
+            AppKind::Bc => "coop_bc",
+            AppKind::SsspWorklist => "coop_sssp_worklist",
             _ => "coop_mis",
         }
     }
@@ -123,11 +166,13 @@ impl CoopKernel for GpuGraphApp {
         self.iters.copy_from(&zero)?;
         let mut args = self.input.args(self.input.bound());
         args.push(Arg::from(self.rounds));
-        if self.app == AppKind::PageRank {
-            args.push(Arg::from(&self.expect_f64));
-            args.push(Arg::from(self.check_tol));
-        } else {
-            args.push(Arg::from(&self.expect_u32));
+        if self.app == AppKind::Bc {
+            args.push(Arg::from(self.source));
+        }
+        match &self.expect {
+            Expect::U32(e) => args.push(Arg::from(e)),
+            Expect::F64(e, tol) => args.extend([Arg::from(e), Arg::from(*tol)]),
+            Expect::U64(e) => args.push(Arg::from(e)),
         }
         args.extend([
             Arg::from(&self.checks),

@@ -49,14 +49,24 @@ impl CoopKernel for GpuBfs {
 }
 
 /// Every application `occupant multitask --backend cuda --app A` runs.
-pub const COOP_CUDA_APPS: [&str; 8] = [
-    "bfs", "sssp", "cc", "pagerank", "color", "mis", "octree", "game",
+pub const COOP_CUDA_APPS: [&str; 10] = [
+    "bfs",
+    "sssp",
+    "cc",
+    "pagerank",
+    "color",
+    "mis",
+    "bc",
+    "sssp-worklist",
+    "octree",
+    "game",
 ];
 
 /// How [`coop_app`] sizes an application.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AppSize {
-    /// Rounds per launch: traversals (bfs, sssp), runs (cc, pagerank, color, mis), point-set
+    /// Rounds per launch: traversals (bfs, sssp), runs (cc, pagerank, color, mis; bc and
+    /// sssp-worklist, each from the first source), point-set
     /// instances (octree), roots (game: 49 distinct positions, repeated beyond).
     pub rounds: u32,
     /// Octree points.
@@ -78,8 +88,9 @@ pub fn game_split(depth: u32) -> u32 {
 }
 
 /// Builds application `name` (one of [`COOP_CUDA_APPS`]) on the GPU: the graph apps on
-/// `graph` (bfs and sssp from `sources`; [`Error::Input`](occupant::Error::Input) without a graph), octree and game
-/// from `size`.
+/// `graph` (bfs and sssp from `sources`, bc and sssp-worklist from the first of them, or vertex 0
+/// when there is none; [`Error::Input`](occupant::Error::Input) without a graph), octree and
+/// game from `size`.
 pub fn coop_app(
     gpu: &occupant::cuda::Gpu,
     name: &str,
@@ -106,13 +117,17 @@ pub fn coop_app(
             size.rounds,
             super::bfs::App::Sssp,
         )?),
-        "cc" | "pagerank" | "color" | "mis" => {
+        "cc" | "pagerank" | "color" | "mis" | "bc" | "sssp-worklist" => {
             let kind = AppKind::parse(name).expect("a graph app's name");
+            let params = AppParams {
+                source: sources.first().copied().unwrap_or(0),
+                ..AppParams::default()
+            };
             Box::new(super::graph::GpuGraphApp::new(
                 gpu,
                 kind,
                 need()?,
-                &AppParams::default(),
+                &params,
                 size.rounds,
             )?)
         }

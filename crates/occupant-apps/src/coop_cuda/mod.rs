@@ -1,8 +1,8 @@
 //! Cooperative kernels on CUDA (seed 000): the applications of seed 000 Table 1 as cooperative
 //! kernels of `occupant::cuda::coop` — the graph apps with every global barrier a resizing
 //! barrier (regular and `query` variants, and the persistent baseline): BFS and SSSP
-//! ([`GpuBfs`]), cc, pagerank, color and mis ([`GpuGraphApp`]), all one phase loop
-//! (`loop.cuh`) with the apps as bodies; the work-stealing apps with `offer_kill` /
+//! ([`GpuBfs`]), cc, pagerank, color, mis, bc and sssp-worklist ([`GpuGraphApp`]), all one
+//! phase loop (`loop.cuh`) with the apps as bodies; the work-stealing apps with `offer_kill` /
 //! `request_fork` before every task: octree partitioning ([`GpuOctree`]) and connect-four
 //! search ([`GpuGame`]); each verified against its sequential reference ([`CoopKernel`]). And the
 //! multitasking experiments ([`Multitasker`], [`run_multitask`]) that run another kernel — a
