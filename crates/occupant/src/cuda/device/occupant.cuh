@@ -9,6 +9,7 @@
 #include "cluster.cuh"
 #include "cohort_mutex.cuh"
 #include "combining_barrier.cuh"
+#include "combining_mutex.cuh"
 #include "coop.cuh"
 #include "discovery.cuh"
 #include "forkjoin.cuh"
