@@ -6,7 +6,7 @@
 //! to the wrong caller shows in both.
 #![cfg(not(loom))]
 
-use occupant::cpu::sync::{CombiningMutex, SpinWait, COMBINING_BOUND};
+use occupant::cpu::sync::{CombiningMutex, SpinWait, COMBINING_BATCH, COMBINING_BOUND};
 use occupant::cpu::{ExecModel, Executor, GlobalBuffer, Launch};
 use occupant::model::Watchdog;
 use occupant::NDRange;
@@ -72,14 +72,25 @@ fn combining_mutex_counts_exactly_under_every_model() {
     }
 }
 
+/// Eight threads, turns of 3 requests in batches of 2 (so turns end at the bound, mid-batch
+/// and at an unpublished node), then the defaults: every request logged once, each caller's
+/// results increasing.
 #[test]
-fn many_threads_more_requests_than_one_turn() {
+fn many_threads_short_turns_and_default_turns() {
+    for (bound, batch) in [(3, 2), (1, 1), (COMBINING_BOUND, COMBINING_BATCH)] {
+        many_threads(bound, batch);
+    }
+}
+
+fn many_threads(bound: usize, batch: usize) {
     let threads = 8;
-    let iters = 4 * COMBINING_BOUND;
+    let iters = 500;
     let m = CombiningMutex::new(threads, Vec::<usize>::new(), |log: &mut Vec<usize>, p| {
         log.push(p);
         log.len()
-    });
+    })
+    .with_bound(bound)
+    .with_batch(batch);
     let w = SpinWait::default();
     std::thread::scope(|s| {
         for p in 0..threads {

@@ -3,7 +3,8 @@
 //! loom-tracked) read-modify-write of the lock's data once or twice. Loom reports any access to
 //! the data, a request's argument or its handed-back result that is not ordered by
 //! happens-before; the returned values (the count before each increment) must all differ, and
-//! a final request must see every update. Weakening the hand-back (dropping the release fence
+//! a final request must see every update. With a batch of one and turns of two requests the
+//! batch and turn boundaries are explored too. Weakening the hand-back (dropping the release fence
 //! before the DONE/COMBINE flag stores) makes these models fail.
 //!
 //! Run with `scripts/loom.sh` (`RUSTFLAGS="--cfg loom" cargo test --release --test
@@ -16,20 +17,21 @@ use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 use loom_common::{builder, LoomWait};
-use occupant::cpu::sync::CombiningMutex;
+use occupant::cpu::sync::{CombiningMutex, COMBINING_BATCH, COMBINING_BOUND};
 
-/// `threads` threads apply an increment `rounds` times each.
-fn check(threads: usize, rounds: usize, bound: usize) {
-    builder(bound).check(move || {
-        let m = Arc::new(CombiningMutex::new(
-            threads,
-            0usize,
-            |c: &mut usize, add: usize| {
+/// `threads` threads apply an increment `rounds` times each; the combiner serves at most
+/// `turn` requests a turn, `batch` per release fence.
+fn check(threads: usize, rounds: usize, preemptions: usize, turn: usize, batch: usize) {
+    builder(preemptions).check(move || {
+        let m = Arc::new(
+            CombiningMutex::new(threads, 0usize, |c: &mut usize, add: usize| {
                 let before = *c;
                 *c = before + add;
                 before
-            },
-        ));
+            })
+            .with_bound(turn)
+            .with_batch(batch),
+        );
         let seen: Arc<Vec<AtomicUsize>> =
             Arc::new((0..threads * rounds).map(|_| AtomicUsize::new(0)).collect());
         let handles: Vec<_> = (1..threads)
@@ -64,20 +66,32 @@ fn check(threads: usize, rounds: usize, bound: usize) {
 
 #[test]
 fn two_threads_once() {
-    check(2, 1, 3);
+    check(2, 1, 3, COMBINING_BOUND, COMBINING_BATCH);
 }
 
 #[test]
 fn two_threads_twice() {
-    check(2, 2, 3);
+    check(2, 2, 3, COMBINING_BOUND, COMBINING_BATCH);
 }
 
 #[test]
 fn three_threads_once() {
-    check(3, 1, 3);
+    check(3, 1, 3, COMBINING_BOUND, COMBINING_BATCH);
+}
+
+/// A batch of one: a release fence per request, several batches per turn.
+#[test]
+fn three_threads_once_batch_of_one() {
+    check(3, 1, 3, COMBINING_BOUND, 1);
+}
+
+/// A turn bound of two: the combiner passes the role to a published, unserved request.
+#[test]
+fn three_threads_once_turns_of_two() {
+    check(3, 1, 3, 2, 1);
 }
 
 #[test]
 fn three_threads_twice() {
-    check(3, 2, 2);
+    check(3, 2, 2, COMBINING_BOUND, COMBINING_BATCH);
 }

@@ -98,6 +98,8 @@ pub struct CombiningMutex<T, F, A, R> {
     busy: Vec<CachePadded<AtomicBool>>,
     data: UnsafeCell<T>,
     op: F,
+    bound: usize,
+    batch: usize,
 }
 
 // SAFETY: the data and the nodes' cells are only reached under the protocol's ordering: the
@@ -136,7 +138,23 @@ where
                 .collect(),
             data: UnsafeCell::new(data),
             op,
+            bound: COMBINING_BOUND,
+            batch: COMBINING_BATCH,
         }
+    }
+
+    /// With at most `bound` requests served per combiner turn (at least 1; default
+    /// [`COMBINING_BOUND`], `OCC_COMBINING_BOUND` on the GPU).
+    pub fn with_bound(mut self, bound: usize) -> Self {
+        self.bound = bound.max(1);
+        self
+    }
+
+    /// With `batch` requests per release fence (1 to [`COMBINING_BATCH`]; default
+    /// [`COMBINING_BATCH`], `OCC_COMBINING_BATCH` on the GPU).
+    pub fn with_batch(mut self, batch: usize) -> Self {
+        self.batch = batch.clamp(1, COMBINING_BATCH);
+        self
     }
 
     /// Number of participants.
@@ -192,8 +210,7 @@ where
     }
 
     /// The combiner's turn: the own request (node `cur`), then, in batches of up to
-    /// [`COMBINING_BATCH`], the published requests of others (at most [`COMBINING_BOUND`] in
-    /// all): the links read with acquire, the requests run, one release fence, DONE into each;
+    /// `batch`, the published requests of others (at most `bound` in all): the links read with acquire, the requests run, one release fence, DONE into each;
     /// finally COMBINE into the node that ended the turn.
     fn combine(&self, cur: u32) -> R {
         let cn = &self.nodes[cur as usize];
@@ -206,8 +223,8 @@ where
         loop {
             let mut n = 0;
             let mut end = false;
-            while n < COMBINING_BATCH {
-                if served + n >= COMBINING_BOUND {
+            while n < self.batch {
+                if served + n >= self.bound {
                     end = true;
                     break;
                 }
