@@ -12,8 +12,7 @@ use crossbeam_utils::CachePadded;
 
 /// Requests a combiner serves at most per turn, its own included (`OCC_COMBINING_BOUND`).
 pub const COMBINING_BOUND: usize = 64;
-/// Requests a combiner gathers per acquire fence and hands back per release fence
-/// (`OCC_COMBINING_BATCH`).
+/// Requests a combiner hands back per release fence (`OCC_COMBINING_BATCH`).
 pub const COMBINING_BATCH: usize = 4;
 
 /// Node status: the node's owner combines next (all-zero state: node 0 is a free queue).
@@ -60,9 +59,10 @@ struct Node<A, R> {
 /// head (the *combiner*) runs the pending requests of the others in FIFO order, at most
 /// [`COMBINING_BOUND`] per turn, in batches of [`COMBINING_BATCH`] (each link read with
 /// acquire; the batch's results handed back behind one release fence, then a relaxed flag
-/// store each), and passes the combiner role to the next waiter. A lock that hands off between threads once per critical section pays
-/// one cache-line transfer per operation; here one hand-off serves up to
-/// [`COMBINING_BOUND`] operations.
+/// store each), and passes the combiner role to the next waiter. A lock that hands off between
+/// threads once per critical section pays one cache-line transfer per operation; here one
+/// hand-off serves up to [`COMBINING_BOUND`] operations. On the GPU, arguments and results of
+/// at most 4 bytes travel in the link and status words; here they are always in the node.
 ///
 /// `participants` callers, each with its own index `0..participants` (a block's
 /// representative on the GPU): one thread at a time per index — a second concurrent caller
