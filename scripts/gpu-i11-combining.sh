@@ -13,56 +13,23 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu-i11-combining}"
-target="${CARGO_TARGET_DIR:-$root/target}"
 cd "$root"
-cargo build --release -p occupant-cli
-exes=$(cargo test --release --no-run -p occupant --test gpu_combining_mutex --test gpu_sync \
-  --message-format=json 2>/dev/null | python3 -c '
-import json, sys
-for line in sys.stdin:
-    try: m = json.loads(line)
-    except ValueError: continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        print(m["executable"], "test-" + m["target"]["name"])
-')
-rm -rf "$dest"
-mkdir -p "$dest"
-cp "$target/release/occupant" "$dest/occupant"
-while read -r exe name; do
-  [[ -n "$exe" ]] && cp "$exe" "$dest/$name"
-done <<<"$exes"
-for f in "$dest"/*; do strip --strip-debug "$f" 2>/dev/null || true; done
-git rev-parse HEAD >"$dest/COMMIT"
+source scripts/gpu-bundle.sh
+gpu_bundle "$dest" occupant --test gpu_combining_mutex --test gpu_sync
 cat >"$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
 set -u
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-out="${OUT:-/tmp/occupant-out}"
-res="$out/res"
-mkdir -p "$res"
-export OCCUPANT_REQUIRE_GPU=1 OCCUPANT_REQUIRE_NVRTC=1 OCCUPANT_RESULTS_DIR="$res"
-export OCCUPANT_MACHINE_DIR="$res/machine" OCCUPANT_CACHE_DIR="$(mktemp -d)"
-export OCCUPANT_COMMIT="$(cat "$here/COMMIT")"
-cp "$here/COMMIT" "$res/COMMIT"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >"$res/nvidia-smi.txt" 2>&1
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
 steps="${*:-combining sync sanitizer primitives}"
-sum="$out/summary.txt"
-step() { # name timeout command...
-  local name=$1 limit=$2; shift 2
-  echo "== $name ($(date +%T))" | tee -a "$sum"
-  timeout "$limit" "$@" >"$res/$name.log" 2>&1
-  echo "rc $?" >>"$sum"
-  tar -C "$res" -czf "$out/results.tar.gz" .  # after every step: a cut-off run still returns
-}
 for s in $steps; do
   case $s in
-    combining) step test-gpu_combining_mutex 90 "$here/test-gpu_combining_mutex" --test-threads=1 --nocapture
+    combining) step test-gpu_combining_mutex 90 "$here/test-occupant-gpu_combining_mutex" --test-threads=1 --nocapture
       grep -E "^test |test result|panicked|Mops" "$res/test-gpu_combining_mutex.log" | head -30 >>"$sum" ;;
-    sync) step test-gpu_sync 90 "$here/test-gpu_sync" --test-threads=1 --nocapture
+    sync) step test-gpu_sync 90 "$here/test-occupant-gpu_sync" --test-threads=1 --nocapture
       grep -E "test result|panicked|^test |^combining" "$res/test-gpu_sync.log" >>"$sum" ;;
     sanitizer)
       for tool in racecheck synccheck; do
-        step "sanitizer-$tool" 60 compute-sanitizer --tool $tool "$here/test-gpu_combining_mutex" --exact combining_sanitizer_smoke --test-threads=1
+        step "sanitizer-$tool" 60 compute-sanitizer --tool $tool "$here/test-occupant-gpu_combining_mutex" --exact combining_sanitizer_smoke --test-threads=1
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|test result" "$res/sanitizer-$tool.log" | head -10 >>"$sum"
       done ;;
     primitives) step bench-primitives 200 "$here/occupant" bench primitives --backend cuda --out "$res" --no-semaphores --rounds ${ROUNDS:-2000} --ops ${OPS:-200000}
