@@ -52,50 +52,6 @@ struct BcForward {
   }
 };
 
-/// tile_edges (graph_apps.cu) with op.each(v) called for every tile vertex v < n first.
-template <class T, class Op>
-__device__ __forceinline__ void tile_edges_each(const Graph& g, Grid gr, Op& op) {
-  const u32 lane = lane_id();
-  const u32 warp = gr.tid >> 5, nwarps = gr.nthreads >> 5;
-  const u32 tiles = (g.n + 31u) >> 5;
-  for (u32 t = warp; t < tiles; t += nwarps) {
-    const u32 v = (t << 5) + lane;
-    u32 start = 0u, deg = 0u;
-    T val = T();
-    if (v < g.n) {
-      op.each(v);
-      start = g.off[v];
-      deg = g.off[v + 1u] - start;
-      if (deg > g.heavy_deg || deg == 0u || !op.active(v)) {
-        deg = 0u;
-      } else {
-        val = op.value(v);
-      }
-    }
-    u32 incl = deg;
-#pragma unroll
-    for (u32 d = 1u; d < 32u; d <<= 1) {
-      const u32 x = __shfl_up_sync(OCC_APP_FULL, incl, d);
-      if (lane >= d) incl += x;
-    }
-    const u32 total = __shfl_sync(OCC_APP_FULL, incl, 31);
-    const u32 excl = incl - deg;
-    for (u32 base = 0u; base < total; base += 32u) {
-      const u32 k = base + lane;
-      u32 j = 0u;
-#pragma unroll
-      for (u32 d = 16u; d != 0u; d >>= 1) {
-        const u32 e = __shfl_sync(OCC_APP_FULL, excl, j + d);
-        if (e <= k) j += d;
-      }
-      const u32 ej = __shfl_sync(OCC_APP_FULL, excl, j);
-      const u32 sj = __shfl_sync(OCC_APP_FULL, start, j);
-      const T vj = __shfl_sync(OCC_APP_FULL, val, j);
-      if (k < total) op.edge((t << 5) + j, sj + (k - ej), vj);
-    }
-  }
-}
-
 /// The backward step of level l: delta[u] = sigma[u] * (sum of term(e) over u's edges).
 struct BcBackward {
   const u32* col;
@@ -181,7 +137,7 @@ __device__ __forceinline__ void bc_phase(const Graph& g, Grid gr, u32* level, do
   }
   if (end == 0u) {
     BcForward op = {g.col, level, sigma, inv, s, false};
-    tile_edges_each<double>(g, gr, op);
+    tile_edges<double>(g, gr, op);  // with op.each
     heavy_edges<double>(g, gr, op);
     flag_changed(bcctl, s % 3u, op.found);
     flag_changed(ctl, s % 3u, op.found || (s > 0u && gr.tid == 0u));

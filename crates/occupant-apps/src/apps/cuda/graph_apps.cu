@@ -86,8 +86,47 @@ __device__ __forceinline__ void clear_next(Grid gr, u32* ctl, u32 it) {
   if (gr.tid == 0u) ((volatile u32*)ctl)[(it + 1u) % 3u] = 0u;
 }
 
+/// The edges of a warp's 32 entries (lane l holds the edges start .. start + deg of its entry,
+/// with the value val), expanded cooperatively, 32 edges per round: every lane calls
+/// f(j, e, val_j, valid) once per round, with j the entry owning edge e (found by a binary
+/// search over the warp's exclusive prefix sum of the degrees) and valid false past the last
+/// edge. Every lane of the warp must call it (the shuffles are warp-wide), and so may f.
+template <class T, class F>
+__device__ __forceinline__ void warp_expand(u32 lane, u32 start, u32 deg, T val, F&& f) {
+  u32 incl = deg;
+#pragma unroll
+  for (u32 s = 1u; s < 32u; s <<= 1) {
+    const u32 x = __shfl_up_sync(OCC_APP_FULL, incl, s);
+    if (lane >= s) incl += x;
+  }
+  const u32 total = __shfl_sync(OCC_APP_FULL, incl, 31);
+  const u32 excl = incl - deg;
+  for (u32 base = 0u; base < total; base += 32u) {
+    const u32 k = base + lane;
+    u32 j = 0u;
+#pragma unroll
+    for (u32 s = 16u; s != 0u; s >>= 1) {
+      const u32 e = __shfl_sync(OCC_APP_FULL, excl, j + s);
+      if (e <= k) j += s;
+    }
+    const u32 ej = __shfl_sync(OCC_APP_FULL, excl, j);
+    const u32 sj = __shfl_sync(OCC_APP_FULL, start, j);
+    const T vj = __shfl_sync(OCC_APP_FULL, val, j);
+    f(j, sj + (k - ej), vj, k < total);
+  }
+}
+
+/// op.each(v), for the ops that have it (bc's forward step); nothing for the others.
+template <class Op>
+__device__ __forceinline__ auto tile_each(Op& op, u32 v, int) -> decltype(op.each(v), void()) {
+  op.each(v);
+}
+template <class Op>
+__device__ __forceinline__ void tile_each(Op&, u32, long) {}
+
 /// Visits every edge (u, e) of every tile vertex u with active(u) and degree <= heavy_deg,
-/// warp-cooperatively. Op: bool active(u32 u); T value(u32 u); void edge(u32 u, u32 e, T val).
+/// warp-cooperatively. Op: bool active(u32 u); T value(u32 u); void edge(u32 u, u32 e, T val);
+/// optionally void each(u32 v), called first for every tile vertex v < n.
 /// Every lane of the warp must call it (the shuffles are warp-wide).
 template <class T, class Op>
 __device__ __forceinline__ void tile_edges(const Graph& g, Grid gr, Op& op) {
@@ -99,6 +138,7 @@ __device__ __forceinline__ void tile_edges(const Graph& g, Grid gr, Op& op) {
     u32 start = 0u, deg = 0u;
     T val = T();
     if (v < g.n) {
+      tile_each(op, v, 0);
       start = g.off[v];
       deg = g.off[v + 1u] - start;
       if (deg > g.heavy_deg || deg == 0u || !op.active(v)) {
@@ -107,27 +147,9 @@ __device__ __forceinline__ void tile_edges(const Graph& g, Grid gr, Op& op) {
         val = op.value(v);
       }
     }
-    u32 incl = deg;
-#pragma unroll
-    for (u32 s = 1u; s < 32u; s <<= 1) {
-      const u32 x = __shfl_up_sync(OCC_APP_FULL, incl, s);
-      if (lane >= s) incl += x;
-    }
-    const u32 total = __shfl_sync(OCC_APP_FULL, incl, 31);
-    const u32 excl = incl - deg;
-    for (u32 base = 0u; base < total; base += 32u) {
-      const u32 k = base + lane;
-      u32 j = 0u;
-#pragma unroll
-      for (u32 s = 16u; s != 0u; s >>= 1) {
-        const u32 e = __shfl_sync(OCC_APP_FULL, excl, j + s);
-        if (e <= k) j += s;
-      }
-      const u32 ej = __shfl_sync(OCC_APP_FULL, excl, j);
-      const u32 sj = __shfl_sync(OCC_APP_FULL, start, j);
-      const T vj = __shfl_sync(OCC_APP_FULL, val, j);
-      if (k < total) op.edge((t << 5) + j, sj + (k - ej), vj);
-    }
+    warp_expand<T>(lane, start, deg, val, [&](u32 j, u32 e, T vj, bool valid) {
+      if (valid) op.edge((t << 5) + j, e, vj);
+    });
   }
 }
 

@@ -78,29 +78,11 @@ __device__ __forceinline__ void sssp_worklist_phase(const Graph& g, Grid gr, u64
       if (deg > g.heavy_deg) deg = 0u;
       else if (deg != 0u) du = *(const volatile u64*)(dist + u);
     }
-    u32 incl = deg;
-#pragma unroll
-    for (u32 d = 1u; d < 32u; d <<= 1) {
-      const u32 x = __shfl_up_sync(OCC_APP_FULL, incl, d);
-      if (lane >= d) incl += x;
-    }
-    const u32 total = __shfl_sync(OCC_APP_FULL, incl, 31);
-    const u32 excl = incl - deg;
-    for (u32 base = 0u; base < total; base += 32u) {
-      const u32 k = base + lane;
-      u32 j = 0u;
-#pragma unroll
-      for (u32 d = 16u; d != 0u; d >>= 1) {
-        const u32 e = __shfl_sync(OCC_APP_FULL, excl, j + d);
-        if (e <= k) j += d;
-      }
-      const u32 ej = __shfl_sync(OCC_APP_FULL, excl, j);
-      const u32 sj = __shfl_sync(OCC_APP_FULL, start, j);
-      const u64 dj = __shfl_sync(OCC_APP_FULL, du, j);
+    warp_expand<u64>(lane, start, deg, du, [&](u32, u32 e, u64 dj, bool valid) {
       u32 v = 0u;
-      const bool push = k < total && op.relax(sj + (k - ej), dj, v);
+      const bool push = valid && op.relax(e, dj, v);
       warp_push(out, count, push, v);
-    }
+    });
   }
   // Heavy vertices in the list: their edges in chunks over every warp of the grid.
   if (g.nh == 0u || len == 0u) return;
