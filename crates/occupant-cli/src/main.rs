@@ -22,7 +22,6 @@ mod multitask_cuda;
 mod output_path;
 mod plot;
 mod run_cmd;
-mod stats;
 mod tour;
 
 use clap::{Parser, Subcommand};

@@ -5,9 +5,11 @@ mod error;
 pub mod forkjoin;
 mod ndrange;
 mod shape_table;
+mod summary;
 mod watchdog;
 
 pub use error::{Error, Result, WaitSite};
 pub use ndrange::{delinearize, linearize, Dim3, NDRange};
 pub use shape_table::{LaunchShape, ShapeClass, ShapeMeasurement, ShapeTable};
+pub use summary::Summary;
 pub use watchdog::Watchdog;

@@ -2,7 +2,12 @@
 
 use serde::Serialize;
 
-/// Mean and spread of a sample.
+/// Mean and spread of a sample (repeated measurements in the benchmarks).
+///
+/// ```
+/// let s = occupant::model::Summary::of(&[1.0, 3.0]);
+/// assert_eq!((s.n, s.mean, s.min, s.max), (2, 2.0, 1.0, 3.0));
+/// ```
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Summary {
     /// Number of values.
