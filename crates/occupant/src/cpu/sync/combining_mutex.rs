@@ -202,10 +202,10 @@ where
             Some(self.combine(cur))
         };
         busy.store(false, Ordering::Release);
-        r.ok_or_else(|| {
-            Error::Unsupported(
-                "combining mutex: a served request has no result (protocol broken)".into(),
-            )
+        r.ok_or_else(|| Error::Backend {
+            backend: "cpu",
+            call: "CombiningMutex::apply".into(),
+            message: "a served request has no result (protocol broken)".into(),
         })
     }
 
