@@ -136,12 +136,16 @@ fn replica_and_relay_emit_relaxed_polls_and_a_light_acquire() {
     ] {
         assert!(ptx.contains(insn), "PTX lacks {insn}");
     }
+    assert!(
+        !ptx.contains("atom.acq_rel.gpu.exch"),
+        "the tail exchange needs no fence"
+    );
 }
 
 /// A user-defined `Op` (a two-word argument, a 64-bit result) instantiates
-/// `occ::sync::CombiningMutex`, and the PTX has the documented orderings: the acq_rel tail
-/// exchange, the release of the request's link, the acquire polls and link reads, the fence
-/// and the relaxed flag stores of the hand-back.
+/// `occ::sync::CombiningMutex`, and the PTX has the documented orderings: the relaxed tail
+/// exchange (use tags, no node reset to publish), the release of the request's link, the
+/// acquire polls and link reads, the fence and the relaxed flag stores of the hand-back.
 #[test]
 fn combining_mutex_takes_a_user_op_and_emits_its_orderings() {
     if !nvrtc_or_skip("combining_mutex_takes_a_user_op_and_emits_its_orderings") {
@@ -173,7 +177,7 @@ fn combining_mutex_takes_a_user_op_and_emits_its_orderings() {
     assert!(c.log.is_empty(), "combining.cu: NVRTC warnings:\n{}", c.log);
     let ptx = String::from_utf8_lossy(&c.image);
     for insn in [
-        "atom.acq_rel.gpu.exch.b32",
+        "atom.relaxed.gpu.exch.b32",
         "st.release.gpu.u64",
         "ld.acquire.gpu.u64",
         "fence.acq_rel.gpu",

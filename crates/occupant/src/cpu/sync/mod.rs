@@ -79,7 +79,9 @@ pub use backoff::BackoffConfig;
 pub use barrier::{Barrier, BarrierKind};
 pub use bench::{run_primitives, Primitive, PrimitivePoint, PrimitivesConfig, PrimitivesReport};
 pub use cohort_mutex::{CohortMutex, COHORTS, COHORT_PASSES};
-pub use combining_mutex::{CombiningMutex, COMBINING_BATCH, COMBINING_BOUND};
+pub use combining_mutex::{
+    CombiningMutex, COMBINING_BATCH, COMBINING_BOUND, COMBINING_MAX_PARTICIPANTS,
+};
 pub use discovery::{Discovered, Discovery, NON_PARTICIPATING};
 pub use discovery_kind::DiscoveryKind;
 pub use discovery_recall::{measure_discovery, DiscoveryRun};

@@ -17,41 +17,46 @@
 //   __device__ Result operator()(const Arg&);  (called directly: no function pointers)
 //
 // State (host zeroes it; MutexKind::Combining.state_words() words for OCC_COMBINING_CAPACITY):
-//   line 0, word 0          tail: the id of the queue's last node
+//   line 0, word 0          tail: the reference of the queue's last node
 //   lines 1 ... capacity+1  node k on line 1+k (128 bytes):
-//                           words 0-1 (u64) status (0 COMBINE: the owner combines next;
-//                                     1 WAIT; 2 DONE) | a result of <= 4 bytes << 32
-//                           words 2-3 (u64) link: id + 1 of the node linked after it (0 none)
-//                                     | an argument of <= 4 bytes << 32
-//                           words 4..15 a larger result, words 16..31 a larger argument
-//   then capacity words     own[b]: id + 1 of the spare node block b owns (0: node b + 1)
-// All zero is a free lock: node 0 is the queue's dummy with status COMBINE, block b owns node
-// b + 1. Between launches the state stays valid (each block's spare node is written back to
-// own[b]), so the same state may be reused, by grids of any size up to the capacity.
+//                           words 0-1 (u64) status: tag << 1 | done (done 0 COMBINE: the
+//                                     node's waiter combines next; 1 DONE: its request is
+//                                     served) | a result of <= 4 bytes << 32
+//                           words 2-3 (u64) link: tag << 22 | the reference of the node linked
+//                                     after it | an argument of <= 4 bytes << 32
+//                           words 4..15 a larger result (for the node's waiter), words 16..31
+//                           a larger argument (of the node's owner, who links it next)
+//   then capacity words     own[b]: 1 + the reference of the spare node block b owns (0: node
+//                           b + 1 in its use 0)
+// A node reference is tag << 13 | id: each use of a node gets the next (9-bit) tag, chosen by
+// the block that owns the node when it swaps it into the queue, and every flag written during
+// that use (its link, its status) carries the tag. A flag of an earlier use is therefore told
+// apart: nodes are reused without a reset, and the tail exchange needs no ordering. All zero
+// is a free lock: node 0 in use 0 is the queue's dummy with status {tag 0, COMBINE}, block b
+// owns node b + 1. Between launches the state stays valid (each block's spare node is written
+// back to own[b]), so the same state may be reused, by grids of any size up to the capacity.
 //
 // Protocol of apply(arg), by one thread per block (the block's representative):
-//   1. spare := my node; spare.status := WAIT, spare.link := 0 (st.relaxed.gpu);
-//      cur := atom.acq_rel.gpu.exch(tail, spare)  (publishes spare's fields, reads cur's);
-//      a large argument into cur's words 16..; st.release.gpu.u64(cur.link, {spare + 1, a small
-//      argument}): the request is published (one 64-bit store: the link and a small argument
-//      are read together); my node := cur (spare now belongs to the queue).
+//   1. spare := the next use of my node; a large argument into spare's words 16..;
+//      cur := atom.relaxed.gpu.exch(tail, spare);
+//      st.release.gpu.u64(cur.link, {tag(cur) << 22 | spare, a small argument}): the request
+//      is published (one 64-bit store: the link and a small argument are read together), and
+//      the caller's earlier writes are ordered before its Op; my node := cur.
 //   2. poll (occ::poll_until: fast spin, then the watchdog's deadline) until
-//      ld.acquire.gpu.u64(cur.status) != WAIT. DONE: the result is in it (small) or in cur
-//      (large, written before the release that made it DONE). COMBINE: this block combines.
+//      ld.acquire.gpu.u64(cur.status) carries tag(cur). DONE: the result is in it (small) or in
+//      cur (large, written before the release that made it DONE). COMBINE: this block combines.
 //   3. Combiner: run the own request; then, in batches of up to OCC_COMBINING_BATCH: walk the
-//      links with ld.acquire.gpu.u64 (one L2 round trip per request: the link and a small
-//      argument in one load) until a node is unpublished (link 0), the batch is full or the
-//      turn has served OCC_COMBINING_BOUND requests (the own included). Each link load must be
-//      an acquire, not relaxed with one fence after the batch: the next node's link was reset
-//      by its owner before its tail exchange, and only the acquire chain orders that reset
-//      before the next load (a relaxed load could read the node's link of an earlier use; the
-//      loom model of the CPU twin finds it). Then run the batch's requests (large arguments
-//      all loaded after the walk, in parallel), results stored plainly (large) or kept
-//      (small); one fence.acq_rel.gpu (the
-//      release of the results and of the Op's writes); one st.relaxed.gpu.u64 {DONE, small
-//      result} per request. The node that ended the turn gets {COMBINE} behind the last such
-//      fence: its owner (whose request is unserved, or not yet linked) combines next and sees
-//      every write of the turn (it reads its status with ld.acquire.gpu).
+//      links from spare with ld.acquire.gpu.u64 (one L2 round trip per request: the link and a
+//      small argument in one load) until a link carries another use's tag (its request is not
+//      yet published), the batch is full or the turn has served OCC_COMBINING_BOUND requests
+//      (the own included). Then run the batch's requests (a large argument is in the node the
+//      request linked), results kept (small) or stored plainly into the waited node (large);
+//      one fence.acq_rel.gpu (the release of the results and of the Op's writes); one
+//      st.relaxed.gpu.u64 {tag << 1 | DONE, small result} per request. The node that ended the
+//      turn gets {tag << 1 | COMBINE} behind the last such fence: its waiter (whose request is
+//      unserved, or not yet linked) combines next and sees every write of the turn.
+// A request costs its blocks one exchange round trip and one release fence (before: an acq_rel
+// exchange and a release store, two fences of ~340 ns each on an H100).
 //
 // Fairness: requests are served in the order their blocks swapped the tail (FIFO); a combiner
 // serves at most OCC_COMBINING_BOUND requests a turn, then passes the role.
@@ -60,11 +65,10 @@
 // was aborted) returns false; the state is then not reusable (as with every other lock after an
 // aborted launch).
 //
-// Tunables (define before including occupant headers): OCC_COMBINING_CAPACITY (4096 blocks),
-// OCC_COMBINING_BOUND (64 requests per turn), OCC_COMBINING_BATCH (4 requests per fence pair;
-// 4 keeps mutex_combining within 32 registers without spills, so 16 blocks of 128 threads fit
-// an SM).
-// NOT YET MEASURED ON A GPU.
+// Tunables (define before including occupant headers): OCC_COMBINING_CAPACITY (4096 blocks, at
+// most 8190), OCC_COMBINING_BOUND (64 requests per turn), OCC_COMBINING_BATCH (4 requests per
+// fence; 4 keeps mutex_combining within 32 registers without spills, so 16 blocks of 128
+// threads fit an SM).
 #pragma once
 
 #include "poll.cuh"
@@ -92,9 +96,11 @@ struct CombiningMutex {
   typedef typename Op::Arg Arg;
   typedef typename Op::Result Result;
   static constexpr unsigned kPrim = Prim::CombiningMutex;
-  static constexpr u32 kCombine = 0u;
-  static constexpr u32 kWait = 1u;
-  static constexpr u32 kDone = 2u;
+  static constexpr u32 kDone = 1u;  // status bit 0; 0 = COMBINE
+  static constexpr u32 kIdBits = 13u;
+  static constexpr u32 kIdMask = (1u << kIdBits) - 1u;
+  static constexpr u32 kTagMask = 511u;
+  static constexpr u32 kRefMask = (1u << 22) - 1u;
   /// Arguments and results of at most 4 bytes travel in the link / status word.
   static constexpr bool kSmallArg = sizeof(Arg) <= 4;
   static constexpr bool kSmallResult = sizeof(Result) <= 4;
@@ -102,11 +108,13 @@ struct CombiningMutex {
   static_assert(sizeof(Result) <= 48 && alignof(Result) <= 16,
                 "Op::Result: at most 48 bytes, align 16");
   static_assert(OCC_COMBINING_BOUND >= 1 && OCC_COMBINING_BATCH >= 1, "bound and batch >= 1");
+  static_assert(OCC_COMBINING_CAPACITY >= 1 && OCC_COMBINING_CAPACITY <= 8190,
+                "node ids are 13 bits: at most 8190 blocks");
 
   u32* state;
   u32 capacity;
   Op op;
-  u32 mine;    // id of the spare node this block owns
+  u32 mine;    // reference (last use) of the spare node this block owns
   bool valid;  // block id < capacity
 
   /// Binds the state (combining_state_words(capacity) words, zeroed before first use) and the
@@ -117,7 +125,7 @@ struct CombiningMutex {
     valid = b < capacity;
     if (valid) {
       const u32 own = ld_relaxed(own_word(b));
-      mine = own == 0u ? b + 1u : own - 1u;
+      mine = own == 0u ? b + 1u : own - 1u;  // node b + 1 in use 0, or the stored reference
     }
   }
 
@@ -129,26 +137,25 @@ struct CombiningMutex {
       expire(kPrim);
       return false;
     }
-    const u32 spare = mine;
-    st_relaxed(status_word(spare), (u64)kWait);
-    st_relaxed(link_word(spare), 0ull);
-    const u32 cur = atomic_exch_acq_rel(state, spare);
-    u64 link = (u64)(spare + 1u);
-    if (kSmallArg) {
-      link |= (u64)pack(arg) << 32;
-    } else {
-      *reinterpret_cast<Arg*>(node(cur) + 16) = arg;
-    }
-    st_release(link_word(cur), link);  // publishes the request
+    const u32 spare = next_use(mine);
+    if (!kSmallArg) *reinterpret_cast<Arg*>(node(id_of(spare)) + 16) = arg;
+    const u32 cur = atomic_exch_relaxed(state, spare);
+    u64 link = (u64)((tag_of(cur) << 22) | spare);
+    if (kSmallArg) link |= (u64)pack(arg) << 32;
+    st_release(link_word(id_of(cur)), link);  // publishes the request
     mine = cur;
     st_relaxed(own_word(block_linear_id()), cur + 1u);
-    u64* sw = status_word(cur);
-    u64 status = kWait;
-    if (!poll_until(kPrim, [sw, &status] { return (u32)(status = ld_acquire(sw)) != kWait; }))
+    u64* sw = status_word(id_of(cur));
+    const u32 want = tag_of(cur);
+    u64 status = 0ull;
+    if (!poll_until(kPrim, [sw, want, &status] {
+          status = ld_acquire(sw);
+          return (((u32)status >> 1) & kTagMask) == want;
+        }))
       return false;
-    if ((u32)status == kDone) {
+    if ((u32)status & kDone) {
       *result = kSmallResult ? unpack<Result>((u32)(status >> 32))
-                             : *reinterpret_cast<const Result*>(node(cur) + 4);
+                             : *reinterpret_cast<const Result*>(node(id_of(cur)) + 4);
       return true;
     }
     *result = op(arg);
@@ -175,6 +182,12 @@ struct CombiningMutex {
   __device__ __forceinline__ u32* own_word(u32 b) const {
     return state + 32u * (capacity + 2u) + b;
   }
+  __device__ __forceinline__ static u32 id_of(u32 ref) { return ref & kIdMask; }
+  __device__ __forceinline__ static u32 tag_of(u32 ref) { return (ref >> kIdBits) & kTagMask; }
+  /// The reference of ref's node in its next use.
+  __device__ __forceinline__ static u32 next_use(u32 ref) {
+    return (((tag_of(ref) + 1u) & kTagMask) << kIdBits) | id_of(ref);
+  }
   template <class T>
   __device__ __forceinline__ static u32 pack(const T& v) {
     u32 w = 0u;
@@ -188,12 +201,11 @@ struct CombiningMutex {
     return v;
   }
 
-  /// The combiner's turn after its own request: the published requests from node `first`
-  /// (the own request's successor) on, in batches, then the role to the node that ends it.
-  __device__ void combine(u32 first) {
-    u32 tmp = first;
+  /// The combiner's turn after its own request: the published requests from the waiter of
+  /// `tmp` (the own spare) on, in batches, then the role to the node that ends it.
+  __device__ void combine(u32 tmp) {
     u32 served = 1u;  // the own request
-    u32 ids[OCC_COMBINING_BATCH];
+    u32 refs[OCC_COMBINING_BATCH];
     u32 args[OCC_COMBINING_BATCH];
     for (;;) {
       u32 n = 0u;
@@ -203,26 +215,30 @@ struct CombiningMutex {
           end = true;
           break;
         }
-        const u64 l = ld_acquire(link_word(tmp));  // see step 3 of the protocol
-        if ((u32)l == 0u) {  // not yet published: its owner combines next
+        const u64 l = ld_acquire(link_word(id_of(tmp)));  // the argument, if large
+        if ((((u32)l >> 22) & kTagMask) != tag_of(tmp)) {  // another use: not yet published
           end = true;
           break;
         }
-        ids[n] = tmp;
+        refs[n] = tmp;
         args[n] = (u32)(l >> 32);
         ++n;
-        tmp = (u32)l - 1u;
+        tmp = (u32)l & kRefMask;
       }
 #pragma unroll
       for (u32 i = 0u; i < (u32)OCC_COMBINING_BATCH; ++i) {
         if (i < n) {
+          // refs[i]'s waiter linked refs[i + 1], its own spare: a large argument is there.
+          // (the clamp keeps the unrolled index in bounds; i + 1 < n implies i + 1 < BATCH)
+          const u32 next = i + 1u < (u32)OCC_COMBINING_BATCH ? i + 1u : i;
+          const u32 linked = i + 1u < n ? refs[next] : tmp;
           const Arg a = kSmallArg ? unpack<Arg>(args[i])
-                                  : *reinterpret_cast<const Arg*>(node(ids[i]) + 16);
+                                  : *reinterpret_cast<const Arg*>(node(id_of(linked)) + 16);
           const Result r = op(a);
           if (kSmallResult) {
             args[i] = pack(r);  // the argument's register now holds the small result
           } else {
-            *reinterpret_cast<Result*>(node(ids[i]) + 4) = r;
+            *reinterpret_cast<Result*>(node(id_of(refs[i])) + 4) = r;
           }
         }
       }
@@ -232,13 +248,15 @@ struct CombiningMutex {
 #pragma unroll
       for (u32 i = 0u; i < (u32)OCC_COMBINING_BATCH; ++i) {
         if (i < n) {
-          st_relaxed(status_word(ids[i]), (u64)kDone | (kSmallResult ? (u64)args[i] << 32 : 0ull));
+          st_relaxed(status_word(id_of(refs[i])),
+                     (u64)((tag_of(refs[i]) << 1) | kDone) |
+                         (kSmallResult ? (u64)args[i] << 32 : 0ull));
         }
       }
       served += n;
       if (end) break;
     }
-    st_relaxed(status_word(tmp), (u64)kCombine);
+    st_relaxed(status_word(id_of(tmp)), (u64)(tag_of(tmp) << 1));  // COMBINE
   }
 };
 

@@ -116,7 +116,6 @@ kind_enum! {
         /// requests of others per turn and hands back their results. Not a lock/unlock type:
         /// the critical section is the functor `Op` of `occ::sync::CombiningMutex<Op>`
         /// (`apply(arg)` returns its result), so it is never a default for [`super::Mutex`].
-        /// Not yet measured on a GPU.
         Combining => "combining", "occ::sync::CombiningMutex", 29;
     }
 }
@@ -182,8 +181,7 @@ pub const COMBINING_CAPACITY: usize = 4096;
 /// u32 words of a combining lock's state for `capacity` blocks: the tail line, `capacity + 1`
 /// node lines of 32 words, one spare-node word per block (`occ::sync::combining_state_words`).
 ///
-/// The combining lock (`occ::sync::CombiningMutex<Op>`, [`MutexKind::Combining`]; not yet
-/// measured on a GPU) takes the critical section as a functor and returns its result:
+/// The combining lock (`occ::sync::CombiningMutex<Op>`, [`MutexKind::Combining`]) takes the critical section as a functor and returns its result:
 ///
 /// ```no_run
 /// use occupant::cuda::{Gpu, LaunchConfig};

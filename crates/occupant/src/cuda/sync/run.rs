@@ -437,8 +437,11 @@ pub fn run_mutex_clustered(
     let st = state.to_vec()?;
     let free_after = match kind {
         MutexKind::Spin | MutexKind::SpinBackoff => st[0] == 0,
-        // The queue's last node has status 0 (COMBINE): no request waits.
-        MutexKind::Combining => st.get(32 * (1 + st[0] as usize)) == Some(&0),
+        // The queue's last node (tail = tag << 13 | id) has status COMBINE in that use
+        // (tag << 1): no request waits.
+        MutexKind::Combining => {
+            st.get(32 * (1 + (st[0] & 0x1fff) as usize)) == Some(&(((st[0] >> 13) & 511) << 1))
+        }
         _ => st[0] == st[32],
     };
     Ok(MutexRun {

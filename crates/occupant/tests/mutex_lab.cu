@@ -1,0 +1,528 @@
+// The mutex lab (tests/gpu_mutex_lab.rs): what one lock/unlock pair and one hand-off are made
+// of, and lock designs side by side at every contention.
+//
+// lab_costs: thread 0 of block 0 times `iters` of each operation (dependent chains where the
+// operation returns a value) into out[k] (total ns), %smid into out[63], and an L2 atomic
+// round trip to `lines` different lines (4 KiB + 128 B apart) into out[64 + j].
+// lab_lock_<v>: the bench's mutex_run (one representative thread per block, `iters`
+// lock/unlock pairs, `work` = a plain read-modify-write of counter[0] inside) for each lock
+// variant v; times[2b], times[2b+1]: %globaltimer around the loop.
+#include <occupant.cuh>
+#include <occupant_sync.cuh>
+
+using occ::u32;
+using occ::u64;
+
+__device__ __forceinline__ u32 lab_smid() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
+  return r;
+}
+
+__device__ __forceinline__ void fence_rel_cluster() {
+  asm volatile("fence.acq_rel.cluster;" ::: "memory");
+}
+
+extern "C" __global__ void lab_costs(u32* g, u32 iters, u64* out, u32 lines) {
+  if (blockIdx.x != 0u || threadIdx.x != 0u) return;
+  u32* w = g;          // the lock word
+  u32* ld = g + 32;    // a line for loads
+  u32* st = g + 64;    // a line for stores
+  u32* cs = g + 96;    // the critical section's counter
+  u32 v = 0u;
+  u64 t;
+#define LAB_TIME(K, BODY)                                 \
+  t = occ::globaltimer();                                 \
+  for (u32 i = 0u; i < iters; ++i) { BODY; }              \
+  out[K] = occ::globaltimer() - t;
+  // 0 atom.relaxed.gpu.exch round trip (chain)
+  LAB_TIME(0, v = occ::atomic_exch_relaxed(w + (v >> 31), 0u))
+  // 1 atom.acquire.gpu.exch round trip (+ CCTL.IVALL)
+  LAB_TIME(1, v = occ::atomic_exch_acquire(w + (v >> 31), 0u))
+  // 2 ld.relaxed.gpu round trip (chain)
+  LAB_TIME(2, v = occ::ld_relaxed(ld + (v >> 31)))
+  // 3 fence.acq_rel.gpu alone (MEMBAR.ALL.GPU, nothing outstanding)
+  LAB_TIME(3, occ::fence_acq_rel())
+  // 4 st.relaxed.gpu + fence.acq_rel.gpu (the store's acknowledgement)
+  LAB_TIME(4, occ::st_relaxed(st, i); occ::fence_acq_rel())
+  // 5 st.release.gpu back to back
+  LAB_TIME(5, occ::st_release(st, i))
+  // 6 the raw spin pair: atom.acquire.gpu.exch(w, 1) == 0, st.release.gpu(w, 0)
+  LAB_TIME(6, v += occ::atomic_exch_acquire(w, 1u); occ::st_release(w, 0u))
+  // 7 the same without the acquire's CCTL.IVALL (relaxed exchange)
+  LAB_TIME(7, v += occ::atomic_exch_relaxed(w, 1u); occ::st_release(w, 0u))
+  // 8 unlock by atom.release.gpu.exch (result unused)
+  LAB_TIME(8, v += occ::atomic_exch_acquire(w, 1u); occ::atomic_exch_release(w, 0u))
+  // 9 lock by atom.acquire.gpu.cas(0 -> 1)
+  LAB_TIME(9, v += occ::atomic_cas_acquire(w, 0u, 1u); occ::st_release(w, 0u))
+  // 10 unlock with fence.sc.gpu + st.relaxed (MEMBAR.SC)
+  LAB_TIME(10, v += occ::atomic_exch_acquire(w, 1u); occ::fence_sc(); occ::st_relaxed(w, 0u))
+  // 11 the library's SpinMutex (poll_until front end: the abort flag's load beside the exch)
+  {
+    occ::sync::SpinMutex m(w);
+    LAB_TIME(11, v += m.lock() ? 0u : 1u; m.unlock())
+  }
+  // 12 raw pair with a critical section: plain ld + st of the counter (the tests' work = 1)
+  LAB_TIME(12, v += occ::atomic_exch_acquire(w, 1u);
+           { volatile u32* c = cs; *c = *c + 1u; } occ::st_release(w, 0u))
+  // 13 %globaltimer read (chain through the loop)
+  LAB_TIME(13, v += (u32)occ::globaltimer())
+  // 14 ld.acquire.gpu round trip (chain)
+  LAB_TIME(14, v = occ::ld_acquire(ld + (v >> 31)))
+  // 15 fence.acq_rel.cluster alone
+  LAB_TIME(15, fence_rel_cluster())
+  // 16 raw pair, unlock st.relaxed (no fence: NOT a lock, the fence's share of the pair)
+  LAB_TIME(16, v += occ::atomic_exch_acquire(w, 1u); occ::st_relaxed(w, 0u))
+  // 17 raw pair, lock ld.relaxed test first (test-and-test-and-set, 2 round trips)
+  LAB_TIME(17, v += occ::ld_relaxed(w); v += occ::atomic_exch_acquire(w + (v >> 31), 1u);
+           occ::st_release(w, 0u))
+  // 18 fence then relaxed store then load of the same word (store visibility + load)
+  LAB_TIME(18, occ::st_release(st, i); v = occ::ld_relaxed(st + (v >> 31)))
+  // 19 atom.relaxed.gpu.add round trip (chain)
+  LAB_TIME(19, v = occ::atomic_add_relaxed(w + 1 + (v >> 31), 1u))
+#undef LAB_TIME
+  out[62] = v;
+  out[63] = lab_smid();
+  // Atomic round trip by address: 4 KiB + 128 B apart (different L2 slices / partitions).
+  for (u32 j = 0u; j < lines; ++j) {
+    u32* a = g + 1024u + j * (1024u + 32u);
+    t = occ::globaltimer();
+    for (u32 i = 0u; i < 256u; ++i) v = occ::atomic_exch_relaxed(a + (v >> 31), 0u);
+    out[64u + j] = (occ::globaltimer() - t) / 256u;
+  }
+  g[100] = v;
+}
+
+namespace lab {
+
+/// The library's SpinMutex without the abort flag's load on the first try: the exchange
+/// alone; only a failed first try enters occ::poll_until.
+struct LeanSpin {
+  u32* w;
+  __device__ explicit LeanSpin(u32* s) : w(s) {}
+  __device__ __forceinline__ bool lock() {
+    if (occ::atomic_exch_acquire(w, 1u) == 0u) return true;
+    u32* p = w;
+    return occ::poll_until(occ::Prim::SpinMutex,
+                           [p] { return occ::atomic_exch_acquire(p, 1u) == 0u; });
+  }
+  __device__ __forceinline__ void unlock() { occ::st_release(w, 0u); }
+};
+
+/// Test-and-test-and-set with the exchange first: while held, waiters poll with ld.relaxed
+/// and exchange only when they see it free.
+struct LeanTtas {
+  u32* w;
+  __device__ explicit LeanTtas(u32* s) : w(s) {}
+  __device__ __forceinline__ bool lock() {
+    if (occ::atomic_exch_acquire(w, 1u) == 0u) return true;
+    u32* p = w;
+    return occ::poll_until(occ::Prim::SpinMutex, [p] {
+      return occ::ld_relaxed(p) == 0u && occ::atomic_exch_acquire(p, 1u) == 0u;
+    });
+  }
+  __device__ __forceinline__ void unlock() { occ::st_release(w, 0u); }
+};
+
+/// LeanTtas with a back-off after every failed exchange (128 ns doubling to 2 us).
+struct LeanTtasBackoff {
+  u32* w;
+  __device__ explicit LeanTtasBackoff(u32* s) : w(s) {}
+  __device__ __forceinline__ bool lock() {
+    if (occ::atomic_exch_acquire(w, 1u) == 0u) return true;
+    u32* p = w;
+    u32 ns = 128u;
+    return occ::poll_until(occ::Prim::SpinMutex, [p, &ns] {
+      if (occ::ld_relaxed(p) != 0u) return false;
+      if (occ::atomic_exch_acquire(p, 1u) == 0u) return true;
+      __nanosleep(ns);
+      ns = ns < 2048u ? 2u * ns : ns;
+      return false;
+    });
+  }
+  __device__ __forceinline__ void unlock() { occ::st_release(w, 0u); }
+};
+
+/// LeanSpin with a back-off after every failed exchange (64 ns doubling to 1 us).
+struct LeanSpinBackoff {
+  u32* w;
+  __device__ explicit LeanSpinBackoff(u32* s) : w(s) {}
+  __device__ __forceinline__ bool lock() {
+    if (occ::atomic_exch_acquire(w, 1u) == 0u) return true;
+    u32* p = w;
+    u32 ns = 64u;
+    return occ::poll_until(occ::Prim::SpinMutex, [p, &ns] {
+      if (occ::atomic_exch_acquire(p, 1u) == 0u) return true;
+      __nanosleep(ns);
+      ns = ns < 1024u ? 2u * ns : ns;
+      return false;
+    });
+  }
+  __device__ __forceinline__ void unlock() { occ::st_release(w, 0u); }
+};
+
+/// A ticket lock whose pollers far from the head sleep in proportion to their distance.
+struct LeanTicket {
+  u32* ticket;
+  u32* turn;
+  u32 my;
+  __device__ explicit LeanTicket(u32* s) : ticket(s), turn(s + 32), my(0u) {}
+  __device__ __forceinline__ bool lock() {
+    my = occ::atomic_add_relaxed(ticket, 1u);
+    u32* t = turn;
+    const u32 m = my;
+    return occ::poll_until(occ::Prim::TicketMutex, [t, m] {
+      const u32 d = m - occ::ld_acquire(t);
+      if (d == 0u) return true;
+      if (d > 1u) __nanosleep(d > 64u ? 64u * 128u : d * 128u);
+      return false;
+    });
+  }
+  __device__ __forceinline__ void unlock() { occ::st_release(turn, my + 1u); }
+};
+
+}  // namespace lab
+
+template <class M>
+__device__ __forceinline__ void lab_run(u32* state, u32* counter, u32 iters, u32 work,
+                                        u64* times) {
+  if (occ::local_linear_id() != 0u) return;
+  M m(state);
+  const u64 t0 = occ::globaltimer();
+  for (u32 i = 0u; i < iters; ++i) {
+    if (!m.lock()) return;
+    if (work) {
+      volatile u32* c = counter;
+      *c = *c + 1u;
+    }
+    m.unlock();
+  }
+  const u64 t1 = occ::globaltimer();
+  times[2u * occ::block_linear_id()] = t0;
+  times[2u * occ::block_linear_id() + 1u] = t1;
+}
+
+#define LAB_LOCK(NAME, TYPE)                                                                   \
+  extern "C" __global__ void NAME(u32* state, u32* counter, u32 iters, u32 work, u64* times) { \
+    lab_run<TYPE>(state, counter, iters, work, times);                                         \
+  }
+
+LAB_LOCK(lab_lock_spin, occ::sync::SpinMutex)
+LAB_LOCK(lab_lock_lean_spin, lab::LeanSpin)
+LAB_LOCK(lab_lock_lean_ttas, lab::LeanTtas)
+LAB_LOCK(lab_lock_lean_ttas_backoff, lab::LeanTtasBackoff)
+LAB_LOCK(lab_lock_lean_spin_backoff, lab::LeanSpinBackoff)
+LAB_LOCK(lab_lock_lean_ticket, lab::LeanTicket)
+
+// ---- the combining lock as first built (CC-Synch with node resets, commit 5ec182f) ---------
+namespace occ {
+namespace sync {
+namespace lab_orig {
+template <class Op>
+struct CcSynchOrig {
+  typedef typename Op::Arg Arg;
+  typedef typename Op::Result Result;
+  static constexpr unsigned kPrim = Prim::CombiningMutex;
+  static constexpr u32 kCombine = 0u;
+  static constexpr u32 kWait = 1u;
+  static constexpr u32 kDone = 2u;
+  /// Arguments and results of at most 4 bytes travel in the link / status word.
+  static constexpr bool kSmallArg = sizeof(Arg) <= 4;
+  static constexpr bool kSmallResult = sizeof(Result) <= 4;
+  static_assert(sizeof(Arg) <= 64 && alignof(Arg) <= 16, "Op::Arg: at most 64 bytes, align 16");
+  static_assert(sizeof(Result) <= 48 && alignof(Result) <= 16,
+                "Op::Result: at most 48 bytes, align 16");
+  static_assert(OCC_COMBINING_BOUND >= 1 && OCC_COMBINING_BATCH >= 1, "bound and batch >= 1");
+
+  u32* state;
+  u32 capacity;
+  Op op;
+  u32 mine;    // id of the spare node this block owns
+  bool valid;  // block id < capacity
+
+  /// Binds the state (combining_state_words(capacity) words, zeroed before first use) and the
+  /// critical section `op`. Reads the block's spare node (own[b], written back by apply).
+  __device__ CcSynchOrig(u32* s, Op o, u32 cap = OCC_COMBINING_CAPACITY)
+      : state(s), capacity(cap), op(o), mine(0u), valid(false) {
+    const u32 b = block_linear_id();
+    valid = b < capacity;
+    if (valid) {
+      const u32 own = ld_relaxed(own_word(b));
+      mine = own == 0u ? b + 1u : own - 1u;
+    }
+  }
+
+  /// Runs op(arg) under mutual exclusion with every other block's requests and stores its
+  /// result in *result. False if the launch was aborted (or the block id is past the
+  /// capacity: then the watchdog records the launch as failed); *result is then untouched.
+  __device__ bool try_apply(const Arg& arg, Result* result) {
+    if (!valid) {
+      expire(kPrim);
+      return false;
+    }
+    const u32 spare = mine;
+    st_relaxed(status_word(spare), (u64)kWait);
+    st_relaxed(link_word(spare), 0ull);
+    const u32 cur = atomic_exch_acq_rel(state, spare);
+    u64 link = (u64)(spare + 1u);
+    if (kSmallArg) {
+      link |= (u64)pack(arg) << 32;
+    } else {
+      *reinterpret_cast<Arg*>(node(cur) + 16) = arg;
+    }
+    st_release(link_word(cur), link);  // publishes the request
+    mine = cur;
+    st_relaxed(own_word(block_linear_id()), cur + 1u);
+    u64* sw = status_word(cur);
+    u64 status = kWait;
+    if (!poll_until(kPrim, [sw, &status] { return (u32)(status = ld_acquire(sw)) != kWait; }))
+      return false;
+    if ((u32)status == kDone) {
+      *result = kSmallResult ? unpack<Result>((u32)(status >> 32))
+                             : *reinterpret_cast<const Result*>(node(cur) + 4);
+      return true;
+    }
+    *result = op(arg);
+    combine(spare);
+    return true;
+  }
+
+  /// Runs op(arg) under mutual exclusion and returns its result; `Result()` if the launch was
+  /// aborted (use try_apply to tell).
+  __device__ Result apply(const Arg& arg) {
+    Result r = Result();
+    try_apply(arg, &r);
+    return r;
+  }
+
+ private:
+  __device__ __forceinline__ u32* node(u32 id) const { return state + 32u * (1u + id); }
+  __device__ __forceinline__ u64* status_word(u32 id) const {
+    return reinterpret_cast<u64*>(node(id));
+  }
+  __device__ __forceinline__ u64* link_word(u32 id) const {
+    return reinterpret_cast<u64*>(node(id) + 2);
+  }
+  __device__ __forceinline__ u32* own_word(u32 b) const {
+    return state + 32u * (capacity + 2u) + b;
+  }
+  template <class T>
+  __device__ __forceinline__ static u32 pack(const T& v) {
+    u32 w = 0u;
+    memcpy(&w, &v, sizeof(T) <= 4 ? sizeof(T) : 4);
+    return w;
+  }
+  template <class T>
+  __device__ __forceinline__ static T unpack(u32 w) {
+    T v;
+    memcpy(&v, &w, sizeof(T) <= 4 ? sizeof(T) : 4);
+    return v;
+  }
+
+  /// The combiner's turn after its own request: the published requests from node `first`
+  /// (the own request's successor) on, in batches, then the role to the node that ends it.
+  __device__ void combine(u32 first) {
+    u32 tmp = first;
+    u32 served = 1u;  // the own request
+    u32 ids[OCC_COMBINING_BATCH];
+    u32 args[OCC_COMBINING_BATCH];
+    for (;;) {
+      u32 n = 0u;
+      bool end = false;
+      while (n < (u32)OCC_COMBINING_BATCH) {
+        if (served + n >= (u32)OCC_COMBINING_BOUND) {
+          end = true;
+          break;
+        }
+        const u64 l = ld_acquire(link_word(tmp));  // see step 3 of the protocol
+        if ((u32)l == 0u) {  // not yet published: its owner combines next
+          end = true;
+          break;
+        }
+        ids[n] = tmp;
+        args[n] = (u32)(l >> 32);
+        ++n;
+        tmp = (u32)l - 1u;
+      }
+#pragma unroll
+      for (u32 i = 0u; i < (u32)OCC_COMBINING_BATCH; ++i) {
+        if (i < n) {
+          const Arg a = kSmallArg ? unpack<Arg>(args[i])
+                                  : *reinterpret_cast<const Arg*>(node(ids[i]) + 16);
+          const Result r = op(a);
+          if (kSmallResult) {
+            args[i] = pack(r);  // the argument's register now holds the small result
+          } else {
+            *reinterpret_cast<Result*>(node(ids[i]) + 4) = r;
+          }
+        }
+      }
+      // The release of the batch's results and of every write of the Op so far (and, at the
+      // end, of the turn to the next combiner).
+      fence_acq_rel();
+#pragma unroll
+      for (u32 i = 0u; i < (u32)OCC_COMBINING_BATCH; ++i) {
+        if (i < n) {
+          st_relaxed(status_word(ids[i]), (u64)kDone | (kSmallResult ? (u64)args[i] << 32 : 0ull));
+        }
+      }
+      served += n;
+      if (end) break;
+    }
+    st_relaxed(status_word(tmp), (u64)kCombine);
+  }
+};
+
+}  // namespace lab_orig
+}  // namespace sync
+}  // namespace occ
+
+// ---- combining variants --------------------------------------------------------------------
+// lab_comb_cc: CC-Synch as first built (occ::sync::lab_orig::CcSynchOrig, baseline);
+// lab_comb_lib: the library's CombiningMutex<CounterOp>.
+// lab_comb_lean<R, B>: CC-Synch with use tags instead of node resets. A node reference is
+// ref = tag << 13 | id (9-bit tag, 13-bit id); the tail holds the last node's ref. Each use of
+// a node gets the next tag (chosen by its owner when it swaps the node in), and every word
+// written during a use carries that use's tag, so stale words of an earlier use are told apart:
+// no reset before the swap, so the tail exchange is relaxed (no release fence), and a request
+// costs one exchange round trip plus its publication (st.release when R, the caller's earlier
+// writes ordered before the Op; st.relaxed when !R, only the argument travels).
+//   status u64 (node words 0-1): low = tag << 1 | done, high = result
+//   link   u64 (node words 2-3): low = tag << 22 | next ref, high = argument
+// All zero: node 0 with tag 0 is the queue (status {tag 0, COMBINE}); block b owns node b + 1
+// (own[b] = 0) with last tag 0. The combiner batches B requests per fence. P (peek): read the
+// status once before publishing; a block that combines next skips the publication.
+namespace lab {
+
+constexpr u32 kIdBits = 13u, kIdMask = (1u << kIdBits) - 1u, kTagMask = 511u;
+constexpr u32 kRefMask = (1u << 22) - 1u;
+
+template <bool R, int B, bool P = false>
+struct LeanCombining {
+  u32* state;
+  occ::sync::CounterOp op;
+  u32 mine;  // ref of the node this block owns (its last tag)
+  u32 capacity;
+  __device__ LeanCombining(u32* s, occ::sync::CounterOp o, u32 cap = 4096u)
+      : state(s), op(o), capacity(cap) {
+    const u32 b = occ::block_linear_id();
+    const u32 own = occ::ld_relaxed(own_word(b));
+    mine = own == 0u ? b + 1u : own - 1u;
+  }
+  __device__ __forceinline__ u32* node(u32 id) const { return state + 32u * (1u + id); }
+  __device__ __forceinline__ u64* status_word(u32 id) const {
+    return reinterpret_cast<u64*>(node(id));
+  }
+  __device__ __forceinline__ u64* link_word(u32 id) const {
+    return reinterpret_cast<u64*>(node(id) + 2);
+  }
+  __device__ __forceinline__ u32* own_word(u32 b) const {
+    return state + 32u * (capacity + 2u) + b;
+  }
+  __device__ __forceinline__ static u32 id_of(u32 ref) { return ref & kIdMask; }
+  __device__ __forceinline__ static u32 tag_of(u32 ref) { return (ref >> kIdBits) & kTagMask; }
+
+  __device__ bool try_apply(u32 arg, u32* result) {
+    const u32 spare = (((tag_of(mine) + 1u) & kTagMask) << kIdBits) | id_of(mine);
+    const u32 cur = occ::atomic_exch_relaxed(state, spare);
+    if (P) {
+      // Peek: a block that combines next publishes nothing (nobody reads its link).
+      const u64 s0 = occ::ld_acquire(status_word(id_of(cur)));
+      if ((((u32)s0 >> 1) & kTagMask) == tag_of(cur) && ((u32)s0 & 1u) == 0u) {
+        mine = cur;
+        occ::st_relaxed(own_word(occ::block_linear_id()), cur + 1u);
+        *result = op(arg);
+        combine(spare);
+        return true;
+      }
+    }
+    const u64 link = ((u64)arg << 32) | ((u64)tag_of(cur) << 22) | (u64)spare;
+    if (R) {
+      occ::st_release(link_word(id_of(cur)), link);
+    } else {
+      occ::st_relaxed(link_word(id_of(cur)), link);
+    }
+    mine = cur;
+    occ::st_relaxed(own_word(occ::block_linear_id()), cur + 1u);
+    u64* sw = status_word(id_of(cur));
+    const u32 want = tag_of(cur);
+    u64 s = 0ull;
+    if (!occ::poll_until(occ::Prim::CombiningMutex, [sw, want, &s] {
+          s = occ::ld_acquire(sw);
+          return (((u32)s >> 1) & kTagMask) == want;
+        }))
+      return false;
+    if ((u32)s & 1u) {
+      *result = (u32)(s >> 32);
+      return true;
+    }
+    *result = op(arg);
+    combine(spare);
+    return true;
+  }
+
+  __device__ void combine(u32 tmp) {
+    u32 served = 1u;
+    u32 refs[B];
+    u32 vals[B];
+    for (;;) {
+      u32 n = 0u;
+      bool end = false;
+      while (n < (u32)B) {
+        if (served + n >= (u32)OCC_COMBINING_BOUND) {
+          end = true;
+          break;
+        }
+        const u64 l = occ::ld_acquire(link_word(id_of(tmp)));
+        if ((((u32)l >> 22) & kTagMask) != tag_of(tmp)) {
+          end = true;
+          break;
+        }
+        refs[n] = tmp;
+        vals[n] = (u32)(l >> 32);
+        ++n;
+        tmp = (u32)l & kRefMask;
+      }
+#pragma unroll
+      for (u32 i = 0u; i < (u32)B; ++i)
+        if (i < n) vals[i] = op(vals[i]);
+      occ::fence_acq_rel();
+#pragma unroll
+      for (u32 i = 0u; i < (u32)B; ++i)
+        if (i < n)
+          occ::st_relaxed(status_word(id_of(refs[i])),
+                          ((u64)vals[i] << 32) | (u64)(tag_of(refs[i]) << 1) | 1ull);
+      served += n;
+      if (end) break;
+    }
+    occ::st_relaxed(status_word(id_of(tmp)), (u64)(tag_of(tmp) << 1));
+  }
+};
+
+}  // namespace lab
+
+template <class M>
+__device__ __forceinline__ void lab_comb_run(u32* state, u32* counter, u32 iters, u32 work,
+                                             u64* times) {
+  if (occ::local_linear_id() != 0u) return;
+  M m(state, occ::sync::CounterOp{counter, work});
+  const u64 t0 = occ::globaltimer();
+  u32 before = 0u;
+  for (u32 i = 0u; i < iters; ++i)
+    if (!m.try_apply(1u, &before)) return;
+  const u64 t1 = occ::globaltimer();
+  times[2u * occ::block_linear_id()] = t0;
+  times[2u * occ::block_linear_id() + 1u] = t1;
+}
+
+#define LAB_COMB(NAME, ...)                                                                    \
+  extern "C" __global__ void NAME(u32* state, u32* counter, u32 iters, u32 work, u64* times) { \
+    lab_comb_run<__VA_ARGS__>(state, counter, iters, work, times);                             \
+  }
+
+LAB_COMB(lab_comb_cc, occ::sync::lab_orig::CcSynchOrig<occ::sync::CounterOp>)
+LAB_COMB(lab_comb_lib, occ::sync::CombiningMutex<occ::sync::CounterOp>)
+LAB_COMB(lab_comb_lean_r4, lab::LeanCombining<true, 4>)
+LAB_COMB(lab_comb_lean_r8, lab::LeanCombining<true, 8>)
+LAB_COMB(lab_comb_lean_norel4, lab::LeanCombining<false, 4>)
+LAB_COMB(lab_comb_lean_peek4, lab::LeanCombining<true, 4, true>)
