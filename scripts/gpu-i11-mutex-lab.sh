@@ -36,15 +36,15 @@ cp "$here/STATUS" "$res/STATUS"
 steps="${*:-costs lab combining sanitizer}"
 for s in $steps; do
   case $s in
-    costs) step mutex-lab-costs 60 "$here/test-occupant-gpu_mutex_lab" --exact mutex_lab_costs --nocapture
+    costs) step mutex-lab-costs 20 "$here/test-occupant-gpu_mutex_lab" --exact mutex_lab_costs --nocapture
       grep -E "ns  |round trip by line|^run" "$res/mutex-lab-costs.log" | head -60 >>"$sum" ;;
-    lab) step mutex-lab 170 "$here/test-occupant-gpu_mutex_lab" --exact mutex_lab_locks --nocapture
+    lab) step mutex-lab 90 "$here/test-occupant-gpu_mutex_lab" --exact mutex_lab_locks --nocapture
       grep -E "^  |test result|panicked|counter" "$res/mutex-lab.log" | head -60 >>"$sum" ;;
-    combining) step test-gpu_combining_mutex 60 "$here/test-occupant-gpu_combining_mutex" --test-threads=1 --nocapture
+    combining) step test-gpu_combining_mutex 35 "$here/test-occupant-gpu_combining_mutex" --test-threads=1 --nocapture
       grep -E "^test |test result|panicked|Mops" "$res/test-gpu_combining_mutex.log" | head -20 >>"$sum" ;;
     sanitizer)
       for tool in racecheck synccheck; do
-        step "sanitizer-$tool" 60 compute-sanitizer --tool $tool "$here/test-occupant-gpu_combining_mutex" --exact combining_sanitizer_smoke --test-threads=1
+        step "sanitizer-$tool" 45 compute-sanitizer --tool $tool "$here/test-occupant-gpu_combining_mutex" --exact combining_sanitizer_smoke --test-threads=1
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|test result" "$res/sanitizer-$tool.log" | head -10 >>"$sum"
       done ;;
     *) echo "unknown step $s" | tee -a "$sum" ;;

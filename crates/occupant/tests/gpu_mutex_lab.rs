@@ -59,7 +59,7 @@ const DESIGNS: [(&str, usize); 12] = [
 ];
 
 fn wd() -> Watchdog {
-    Watchdog::default().with_timeout(Duration::from_secs(5))
+    Watchdog::default().with_timeout(Duration::from_secs(2))
 }
 
 fn compile(gpu: &Gpu) -> Module {
