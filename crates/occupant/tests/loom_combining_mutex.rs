@@ -4,8 +4,11 @@
 //! the data, a request's argument or its handed-back result that is not ordered by
 //! happens-before; the returned values (the count before each increment) must all differ, and
 //! a final request must see every update. With a batch of one and turns of two requests the
-//! batch and turn boundaries are explored too. Weakening the hand-back (dropping the release fence
-//! before the DONE/COMBINE flag stores) makes these models fail.
+//! batch and turn boundaries are explored too. The tail exchange is relaxed (flags carry the
+//! tag of the node's use, so a flag of an earlier use is told apart): the models explore every
+//! order of the exchanges. Weakening the hand-back (dropping the release fence before the
+//! DONE/COMBINE flag stores) or the publication (a relaxed link store) makes all six models
+//! fail.
 //!
 //! Run with `scripts/loom.sh` (`RUSTFLAGS="--cfg loom" cargo test --release --test
 //! loom_combining_mutex`).
