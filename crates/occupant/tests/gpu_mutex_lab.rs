@@ -43,7 +43,7 @@ const COSTS: [&str; 20] = [
 const COMB_WORDS: usize = 32 * (4096 + 2) + 4096;
 
 /// (kernel lab_<name>, u32 words of state)
-const DESIGNS: [(&str, usize); 12] = [
+const DESIGNS: [(&str, usize); 11] = [
     ("lock_spin", 64),
     ("lock_lean_spin", 64),
     ("lock_lean_ttas", 64),
@@ -55,7 +55,6 @@ const DESIGNS: [(&str, usize); 12] = [
     ("comb_lean_r4", COMB_WORDS),
     ("comb_lean_r8", COMB_WORDS),
     ("comb_lean_norel4", COMB_WORDS),
-    ("comb_lean_peek4", COMB_WORDS),
 ];
 
 fn wd() -> Watchdog {

@@ -391,7 +391,10 @@ struct CcSynchOrig {
 //   link   u64 (node words 2-3): low = tag << 22 | next ref, high = argument
 // All zero: node 0 with tag 0 is the queue (status {tag 0, COMBINE}); block b owns node b + 1
 // (own[b] = 0) with last tag 0. The combiner batches B requests per fence. P (peek): read the
-// status once before publishing; a block that combines next skips the publication.
+// status once before publishing; a block that combines next skips the publication. Peek is
+// wrong, kept to document it: a use without a link store leaves the link of a use 512 tags
+// earlier in place, which a combiner takes for published once the 9-bit tag wraps (H100 run
+// mx-r1: 19999 of 20000 increments at 1 block); the other variants store every use's link.
 namespace lab {
 
 constexpr u32 kIdBits = 13u, kIdMask = (1u << kIdBits) - 1u, kTagMask = 511u;
@@ -525,4 +528,4 @@ LAB_COMB(lab_comb_lib, occ::sync::CombiningMutex<occ::sync::CounterOp>)
 LAB_COMB(lab_comb_lean_r4, lab::LeanCombining<true, 4>)
 LAB_COMB(lab_comb_lean_r8, lab::LeanCombining<true, 8>)
 LAB_COMB(lab_comb_lean_norel4, lab::LeanCombining<false, 4>)
-LAB_COMB(lab_comb_lean_peek4, lab::LeanCombining<true, 4, true>)
+// LAB_COMB(lab_comb_lean_peek4, lab::LeanCombining<true, 4, true>)  (loses updates, see above)

@@ -8,8 +8,10 @@ use crate::cpu::Wait;
 /// Test-and-set spin lock (seed 004 Alg. 2): `lock` swaps 1 into the word until it reads 0;
 /// `unlock` stores 0. Unfair: whichever waiter swaps first after an unlock wins.
 ///
-/// With `backoff` set, a failed swap is followed by a pause that grows linearly and wraps
-/// (seed 004 "spin-lock with backoff").
+/// With `backoff` set (the twin of the GPU's `occ::sync::SpinBackoffMutex`), a failed first
+/// swap turns the lock into test-and-test-and-set: the word is polled with relaxed loads while
+/// it is held and swapped only when it reads free, and a lost swap is followed by a pause that
+/// grows linearly and wraps (seed 004 "spin-lock with backoff").
 ///
 /// Ordering: the winning swap is `Acquire` and the unlocking store `Release`, so everything
 /// done inside one critical section happens before everything in the next.
@@ -80,11 +82,18 @@ impl RawMutex for SpinMutex {
         match self.backoff {
             None => waiter.spin_until("spin_mutex", || self.try_lock()),
             Some(cfg) => {
+                if self.try_lock() {
+                    return;
+                }
                 let mut b = Backoff::new(cfg);
                 waiter.spin_until("spin_backoff_mutex", || {
+                    // Held: poll without writing the word.
+                    if self.word.load(Ordering::Relaxed) != 0 {
+                        return false;
+                    }
                     let got = self.try_lock();
                     if !got {
-                        b.pause();
+                        b.pause(); // lost the race to another waiter
                     }
                     got
                 });

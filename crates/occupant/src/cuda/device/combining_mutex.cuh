@@ -1,9 +1,11 @@
 // occupant device library: CombiningMutex<Op>, a combining (delegation) lock after CC-Synch
 // (Fatourou & Kallimanis, PPoPP 2012). CPU twin: occupant::cpu::sync::CombiningMutex.
 //
-// A lock that hands off between blocks once per critical section is capped near 1.9 Mops/s on
-// an H100 by the hand-off (a release store plus the next holder's L2 miss). A combining lock
-// runs several critical sections per hand-off: every caller publishes its request (the Op's
+// A lock that hands off between blocks once per critical section is capped near 2 Mops/s on an
+// H100 by the hand-off: the release fence before the unlocking store (fence.acq_rel.gpu, 340 ns
+// whatever is outstanding) plus an L2 round trip (142-267 ns by where the lock's line lies;
+// tests/gpu_mutex_lab.rs). A combining lock runs several critical sections per hand-off and
+// per fence: every caller publishes its request (the Op's
 // argument) in a node of a queue; the caller that finds itself at the head (the combiner) runs
 // the pending requests of the others, in FIFO order, writes their results into their nodes and
 // releases them, then hands the combiner role to the next waiter. The critical section is the
@@ -55,8 +57,10 @@
 //      st.relaxed.gpu.u64 {tag << 1 | DONE, small result} per request. The node that ended the
 //      turn gets {tag << 1 | COMBINE} behind the last such fence: its waiter (whose request is
 //      unserved, or not yet linked) combines next and sees every write of the turn.
-// A request costs its blocks one exchange round trip and one release fence (before: an acq_rel
-// exchange and a release store, two fences of ~340 ns each on an H100).
+// A request costs its block one exchange round trip and one release fence (CC-Synch as first
+// built here reset the spare node and published it with an acq_rel exchange: two fences). H100
+// (mutex lab, run mx-r1, empty Op): 0.70 / 1.03 / 2.02 / 2.95 / 3.21 / 2.89 Mops/s at 1 / 2 / 4
+// / 8 / 16 / 2112 blocks, against 0.57 / 1.08 / 1.82 / 2.83 / 3.43 / 2.97 before.
 //
 // Fairness: requests are served in the order their blocks swapped the tail (FIFO); a combiner
 // serves at most OCC_COMBINING_BOUND requests a turn, then passes the role.

@@ -90,7 +90,8 @@ kind_enum! {
     MutexKind {
         /// Test-and-set spin lock (atomic exchange), unfair.
         Spin => "spin", "occ::sync::SpinMutex", 6;
-        /// Test-and-test-and-set with `__nanosleep` back-off.
+        /// Exchange first, then test-and-test-and-set (poll while held) with a `__nanosleep`
+        /// back-off after each lost exchange.
         SpinBackoff => "spin_backoff", "occ::sync::SpinBackoffMutex", 7;
         /// Fetch-and-add ticket lock, fair (FIFO).
         Ticket => "ticket", "occ::sync::TicketMutex", 8;
