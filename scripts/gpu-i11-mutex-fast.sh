@@ -3,9 +3,11 @@
 # GPU test executables (release, stripped) into a git-ignored folder with a runner. Step 2, one
 # device `run`:
 #   carry: [".gpu-i11-mutex-fast"]   command: bash .gpu-i11-mutex-fast/run.sh [steps...]
-# Steps (default all, in this order; each under its own `timeout`, < 4 minutes in all):
-# combining (the combining lock's exact counters, free queue after), sanitizer (racecheck and
-# synccheck on combining_sanitizer_smoke), costs (tests/gpu_mutex_lab.rs: what a pair is made
+# Steps (default: combining sync sanitizer primitives, in this order; each under its own
+# `timeout`, < 4 minutes in all):
+# combining (the combining lock's exact counters, free queue after), sync (every mutex kind's
+# exact counter at full occupancy), sanitizer (racecheck, and synccheck when asked for by name:
+# sanitizer-sync, on combining_sanitizer_smoke), costs (tests/gpu_mutex_lab.rs: what a pair is made
 # of), primitives (`occupant bench primitives --backend cuda --no-semaphores`: every mutex kind
 # at 1 ... full occupancy, the barrier part with ROUNDS=2000 rounds only to keep it short).
 # Results: $OUT/results.tar.gz (what goes under bench/results/<gpu>/i11-primitives/<run>/) and
@@ -16,23 +18,24 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu-i11-mutex-fast}"
 cd "$root"
 source scripts/gpu-bundle.sh
-gpu_bundle "$dest" occupant --test gpu_combining_mutex --test gpu_mutex_lab
+gpu_bundle "$dest" occupant --test gpu_combining_mutex --test gpu_sync --test gpu_mutex_lab
 git -C "$root" status --short >"$dest/STATUS"
 cat >"$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
 cp "$here/STATUS" "$res/STATUS"
-steps="${*:-combining sanitizer costs primitives}"
+steps="${*:-combining sync sanitizer primitives}"
 for s in $steps; do
   case $s in
     combining) step test-gpu_combining_mutex 30 "$here/test-occupant-gpu_combining_mutex" --test-threads=1 --nocapture
       grep -E "^test |test result|panicked|Mops" "$res/test-gpu_combining_mutex.log" | head -20 >>"$sum" ;;
-    sanitizer)
-      for tool in racecheck synccheck; do
-        step "sanitizer-$tool" $([[ $tool == racecheck ]] && echo 35 || echo 30) compute-sanitizer --tool $tool "$here/test-occupant-gpu_combining_mutex" --exact combining_sanitizer_smoke --test-threads=1
-        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|test result" "$res/sanitizer-$tool.log" | head -10 >>"$sum"
-      done ;;
+    sync) step test-gpu_sync-mutexes 25 "$here/test-occupant-gpu_sync" --exact mutexes_count_every_acquisition --nocapture
+      grep -E "^test |test result|panicked|counter" "$res/test-gpu_sync-mutexes.log" | head -20 >>"$sum" ;;
+    sanitizer|sanitizer-sync)
+      tool=racecheck; [[ $s == sanitizer-sync ]] && tool=synccheck
+      step "sanitizer-$tool" 35 compute-sanitizer --tool $tool "$here/test-occupant-gpu_combining_mutex" --exact combining_sanitizer_smoke --test-threads=1
+      grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|test result" "$res/sanitizer-$tool.log" | head -10 >>"$sum" ;;
     costs) step mutex-lab-costs 20 "$here/test-occupant-gpu_mutex_lab" --exact mutex_lab_costs --nocapture
       grep -E "ns  |round trip by line|^run" "$res/mutex-lab-costs.log" | head -50 >>"$sum" ;;
     lab) step mutex-lab 90 "$here/test-occupant-gpu_mutex_lab" --exact mutex_lab_locks --nocapture
