@@ -61,13 +61,20 @@ fn wd() -> Watchdog {
     Watchdog::default().with_timeout(Duration::from_secs(2))
 }
 
-fn compile(gpu: &Gpu) -> Module {
-    gpu.compile(
-        "occupant_mutex_lab.cu",
-        LAB_CU,
-        &CompileOptions::default().option("-maxrregcount=32"),
-    )
-    .expect("the lab compiles")
+/// The lab at 32 registers (full occupancy), or without a register cap (as the bench compiles
+/// below full occupancy).
+fn compile(gpu: &Gpu, capped: bool) -> Module {
+    let opts = if capped {
+        CompileOptions::default().option("-maxrregcount=32")
+    } else {
+        CompileOptions::default()
+    };
+    let name = if capped {
+        "occupant_mutex_lab.cu[regs=32]"
+    } else {
+        "occupant_mutex_lab.cu"
+    };
+    gpu.compile(name, LAB_CU, &opts).expect("the lab compiles")
 }
 
 fn contention_points(gpu: &Gpu) -> Vec<usize> {
@@ -110,7 +117,7 @@ fn mutex_lab_costs() {
     let Some(gpu) = gpu_or_skip("mutex_lab_costs") else {
         return;
     };
-    let m = compile(&gpu);
+    let m = compile(&gpu, true);
     let iters = 20_000u32;
     let lines = 64u32;
     let g = gpu
@@ -157,8 +164,13 @@ fn mutex_lab_locks() {
     let Some(gpu) = gpu_or_skip("mutex_lab_locks") else {
         return;
     };
-    let m = compile(&gpu);
+    // Below full occupancy the kernels run without a register cap (as the bench runs them:
+    // no spills), at full occupancy with 32 registers.
+    let capped = compile(&gpu, true);
+    let free = compile(&gpu, false);
     let counts = contention_points(&gpu);
+    let full = *counts.last().unwrap();
+    let module = |b: usize| if b == full { &capped } else { &free };
     let mut rows = Vec::new();
     let mut failures = Vec::new();
     println!(
@@ -170,7 +182,7 @@ fn mutex_lab_locks() {
         let mut points = Vec::new();
         for &b in &counts {
             let iters = (OPS / b).max(20) as u32;
-            match run_design(&m, &gpu, d, b, iters, false) {
+            match run_design(module(b), &gpu, d, b, iters, false) {
                 Ok((mops, _)) => {
                     line += &format!(" {b}:{mops:.2}");
                     points.push(serde_json::json!({"blocks": b, "iters": iters, "mops": mops}));
@@ -185,7 +197,7 @@ fn mutex_lab_locks() {
         // Exact counter (a plain read-modify-write inside) at a few contentions.
         for &b in &[1usize, 33, *counts.last().unwrap()] {
             let iters = (20_000 / b).max(20) as u32;
-            match run_design(&m, &gpu, d, b, iters, true) {
+            match run_design(module(b), &gpu, d, b, iters, true) {
                 Ok((_, c)) if c == b as u64 * u64::from(iters) => {}
                 Ok((_, c)) => failures.push(format!(
                     "{name} at {b} blocks: counter {c}, expected {}",
