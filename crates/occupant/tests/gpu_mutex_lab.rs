@@ -43,13 +43,14 @@ const COSTS: [&str; 20] = [
 const COMB_WORDS: usize = 32 * (4096 + 2) + 4096;
 
 /// (kernel lab_<name>, u32 words of state)
-const DESIGNS: [(&str, usize); 11] = [
+const DESIGNS: [(&str, usize); 12] = [
     ("lock_spin", 64),
     ("lock_lean_spin", 64),
     ("lock_lean_ttas", 64),
     ("lock_lean_ttas_backoff", 64),
     ("lock_lean_spin_backoff", 64),
     ("lock_lean_ticket", 64),
+    ("lock_sticky32", 64),
     ("comb_cc", COMB_WORDS),
     ("comb_lib", COMB_WORDS),
     ("comb_lean_r4", COMB_WORDS),

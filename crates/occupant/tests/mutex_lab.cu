@@ -183,6 +183,76 @@ struct LeanTicket {
 
 }  // namespace lab
 
+namespace lab {
+
+/// A ticket lock that stays with its holder (biased/sticky, for measurement only): unlock()
+/// keeps the lock parked in the block (no fence, no store) for up to K critical sections in a
+/// row; at the K-th it reads the ticket counter (one L2 round trip) and releases only if another
+/// block took a ticket. A waiter waits at most K of the holder's critical sections plus a
+/// hand-off -- but only while the holder keeps calling lock()/unlock(): a holder that parks and
+/// then waits for a waiter deadlocks (the hazard LazyCohortMutex documents). finish() releases
+/// a parked lock (the kernel calls it after its loop).
+template <unsigned K>
+struct Sticky {
+  u32* ticket;
+  u32* turn;
+  u32 gt, n;
+  bool parked;
+  __device__ explicit Sticky(u32* s) : ticket(s), turn(s + 32), gt(0u), n(0u), parked(false) {}
+  __device__ __forceinline__ bool lock() {
+    if (parked) {
+      parked = false;
+      return true;
+    }
+    const u32 t = occ::atomic_add_relaxed(ticket, 1u);
+    u32* tu = turn;
+    if (!occ::poll_until(occ::Prim::TicketMutex, [tu, t] { return occ::ld_acquire(tu) == t; }))
+      return false;
+    gt = t;
+    n = 0u;
+    return true;
+  }
+  __device__ __forceinline__ void unlock() {
+    if (++n < K || occ::ld_relaxed(ticket) == gt + 1u) {
+      if (n >= K) n = 0u;
+      parked = true;
+      return;
+    }
+    occ::st_release(turn, gt + 1u);
+  }
+  __device__ __forceinline__ void finish() {
+    if (parked) occ::st_release(turn, gt + 1u);
+    parked = false;
+  }
+};
+
+}  // namespace lab
+
+template <class M>
+__device__ __forceinline__ void lab_sticky_run(u32* state, u32* counter, u32 iters, u32 work,
+                                               u64* times) {
+  if (occ::local_linear_id() != 0u) return;
+  M m(state);
+  const u64 t0 = occ::globaltimer();
+  for (u32 i = 0u; i < iters; ++i) {
+    if (!m.lock()) return;
+    if (work) {
+      volatile u32* c = counter;
+      *c = *c + 1u;
+    }
+    m.unlock();
+  }
+  m.finish();
+  const u64 t1 = occ::globaltimer();
+  times[2u * occ::block_linear_id()] = t0;
+  times[2u * occ::block_linear_id() + 1u] = t1;
+}
+
+extern "C" __global__ void lab_lock_sticky32(u32* state, u32* counter, u32 iters, u32 work,
+                                             u64* times) {
+  lab_sticky_run<lab::Sticky<32u>>(state, counter, iters, work, times);
+}
+
 template <class M>
 __device__ __forceinline__ void lab_run(u32* state, u32* counter, u32 iters, u32 work,
                                         u64* times) {
