@@ -175,7 +175,7 @@ fn mutex_lab_locks() {
     let mut rows = Vec::new();
     let mut failures = Vec::new();
     println!(
-        "throughput, Mops/s (empty critical section / CounterOp without work, 128-thread blocks)"
+        "throughput, Mops/s (empty critical section / CounterOp without work, 128-thread blocks; no register cap below full occupancy)"
     );
     for d in DESIGNS {
         let name = d.0;
