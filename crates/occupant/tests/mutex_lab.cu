@@ -463,8 +463,9 @@ struct CcSynchOrig {
 // (own[b] = 0) with last tag 0. The combiner batches B requests per fence. P (peek): read the
 // status once before publishing; a block that combines next skips the publication. Peek is
 // wrong, kept to document it: a use without a link store leaves the link of a use 512 tags
-// earlier in place, which a combiner takes for published once the 9-bit tag wraps (H100 run
-// mx-r1: 19999 of 20000 increments at 1 block); the other variants store every use's link.
+// earlier in place, which a combiner takes for published once the 9-bit tag wraps (H100,
+// bench/results/nvidia-h100/i11-primitives/mutex-fast-run1: 19999 of 20000 increments at 1
+// block); the other variants store every use's link.
 namespace lab {
 
 constexpr u32 kIdBits = 13u, kIdMask = (1u << kIdBits) - 1u, kTagMask = 511u;

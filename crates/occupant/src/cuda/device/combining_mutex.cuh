@@ -58,9 +58,11 @@
 //      turn gets {tag << 1 | COMBINE} behind the last such fence: its waiter (whose request is
 //      unserved, or not yet linked) combines next and sees every write of the turn.
 // A request costs its block one exchange round trip and one release fence (CC-Synch as first
-// built here reset the spare node and published it with an acq_rel exchange: two fences). H100
-// (mutex lab, run mx-r1, empty Op): 0.70 / 1.03 / 2.02 / 2.95 / 3.21 / 2.89 Mops/s at 1 / 2 / 4
-// / 8 / 16 / 2112 blocks, against 0.57 / 1.08 / 1.82 / 2.83 / 3.43 / 2.97 before.
+// built here reset the spare node and published it with an acq_rel exchange: two fences). H100,
+// `occupant bench primitives` (bench/results/nvidia-h100/i11-primitives/mutex-fast-run2, empty
+// Op): 0.70 / 1.04 / 2.01 / 2.97 / 3.20 / 2.84 Mops/s at 1 / 2 / 4 / 8 / 16 / 2112 blocks,
+// against 0.58 / 1.12 / 1.87 / 2.84 / 3.52 / 2.97 before (4-10 % slower from 16 blocks up, not
+// explained; 8 requests per fence would be 10-18 % faster there and 2-7 % slower at 1-8).
 //
 // Fairness: requests are served in the order their blocks swapped the tail (FIFO); a combiner
 // serves at most OCC_COMBINING_BOUND requests a turn, then passes the role.
