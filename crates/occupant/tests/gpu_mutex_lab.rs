@@ -43,7 +43,7 @@ const COSTS: [&str; 20] = [
 const COMB_WORDS: usize = 32 * (4096 + 2) + 4096;
 
 /// (kernel lab_<name>, u32 words of state)
-const DESIGNS: [(&str, usize); 12] = [
+const DESIGNS: [(&str, usize); 15] = [
     ("lock_spin", 64),
     ("lock_lean_spin", 64),
     ("lock_lean_ttas", 64),
@@ -56,6 +56,9 @@ const DESIGNS: [(&str, usize); 12] = [
     ("comb_lean_r4", COMB_WORDS),
     ("comb_lean_r8", COMB_WORDS),
     ("comb_lean_norel4", COMB_WORDS),
+    ("comb_lean_fence4", COMB_WORDS),
+    ("comb_lean_sleep4", COMB_WORDS),
+    ("comb_lean_r16", COMB_WORDS),
 ];
 
 fn wd() -> Watchdog {

@@ -471,7 +471,7 @@ namespace lab {
 constexpr u32 kIdBits = 13u, kIdMask = (1u << kIdBits) - 1u, kTagMask = 511u;
 constexpr u32 kRefMask = (1u << 22) - 1u;
 
-template <bool R, int B, bool P = false>
+template <bool R, int B, bool P = false, unsigned Pace = 0u>
 struct LeanCombining {
   u32* state;
   occ::sync::CounterOp op;
@@ -498,6 +498,10 @@ struct LeanCombining {
 
   __device__ bool try_apply(u32 arg, u32* result) {
     const u32 spare = (((tag_of(mine) + 1u) & kTagMask) << kIdBits) | id_of(mine);
+    // Pace 1: a release fence before the exchange (the first-built lock's timing, without its
+    // resets); Pace > 1: __nanosleep(Pace) before it.
+    if (Pace == 1u) occ::fence_acq_rel();
+    if (Pace > 1u) __nanosleep(Pace);
     const u32 cur = occ::atomic_exch_relaxed(state, spare);
     if (P) {
       // Peek: a block that combines next publishes nothing (nobody reads its link).
@@ -600,3 +604,6 @@ LAB_COMB(lab_comb_lean_r4, lab::LeanCombining<true, 4>)
 LAB_COMB(lab_comb_lean_r8, lab::LeanCombining<true, 8>)
 LAB_COMB(lab_comb_lean_norel4, lab::LeanCombining<false, 4>)
 // LAB_COMB(lab_comb_lean_peek4, lab::LeanCombining<true, 4, true>)  (loses updates, see above)
+LAB_COMB(lab_comb_lean_fence4, lab::LeanCombining<true, 4, false, 1u>)
+LAB_COMB(lab_comb_lean_sleep4, lab::LeanCombining<true, 4, false, 400u>)
+LAB_COMB(lab_comb_lean_r16, lab::LeanCombining<true, 16>)
