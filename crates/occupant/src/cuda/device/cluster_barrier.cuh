@@ -196,8 +196,9 @@ struct ClusterLeanBarrierT {
     if (t == 0u && rank == 0u) {
       bool ok = true;
       if (!HW_ARRIVE && clustered)
-        ok = dsm::poll_local<EVERY>(Prim::LeanBarrier, local, e * (csize - 1u));
-      if (ok) ok = pulse::lean_global<-1, EVERY>(Prim::LeanBarrier, word, e * leaders, delay);
+        ok = dsm::poll_local<EVERY>(Prim::ClusterLeanBarrier, local, e * (csize - 1u));
+      if (ok)
+        ok = pulse::lean_global<-1, EVERY>(Prim::ClusterLeanBarrier, word, e * leaders, delay);
       if (!ok) {
         s[2] = 1u;
         for (u32 k = 1u; k < csize; ++k) dsm::red_or_relaxed_cluster(cluster_map(s + 2, k), 1u);
@@ -219,13 +220,17 @@ struct ClusterLeanBarrierT {
       return s[2] == 0u;
     }
     if (clustered && rank != 0u && t == 0u) {
-      const bool ok = dsm::poll_local<EVERY>(Prim::LeanBarrier, local + 4u, e);
+      const bool ok = dsm::poll_local<EVERY>(Prim::ClusterLeanBarrier, local + 4u, e);
       s[3] = ok && s[2] == 0u ? 1u : 0u;
     }
     __syncthreads();
     return s[3] != 0u;
   }
 };
+
+/// The library's ClusterLeanBarrier (occ::Prim 30): arrival and release through distributed
+/// shared memory.
+using ClusterLeanBarrier = ClusterLeanBarrierT<false, false>;
 
 }  // namespace sync
 }  // namespace occ

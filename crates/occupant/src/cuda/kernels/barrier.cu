@@ -218,6 +218,7 @@ OCC_BARRIER_KERNEL(lab_cl_dshw, LabClDsHw)
 #endif
 #else
 OCC_BARRIER_KERNEL(barrier_hierarchical, occ::sync::HierarchicalBarrier)
+OCC_BARRIER_KERNEL(barrier_cluster_lean, occ::sync::ClusterLeanBarrier)
 #endif
 #if !(defined(OCC_CLUSTER_SIZE) && OCC_CLUSTER_SIZE > 1) && !defined(OCC_BARRIER_LAB)
 OCC_BARRIER_KERNEL(barrier_xf, occ::sync::XfBarrier)

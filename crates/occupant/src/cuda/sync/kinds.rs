@@ -82,6 +82,11 @@ kind_enum! {
         /// polls with the clock checked every 16, one `fence.acquire` (no exit fence), and a
         /// 300-cycle pause before the first poll when there are more blocks than SMs.
         Lean => "lean", "occ::sync::LeanBarrier", 28;
+        /// Lean among thread-block clusters (cluster_barrier.cuh): the blocks of a cluster
+        /// meet in the leader's shared memory (`red.release.cluster`), the leaders run Lean
+        /// on one line, each leader releases its cluster through distributed shared memory.
+        /// Every thread constructs it; launch with clusters to gain (without, it is Lean).
+        ClusterLean => "cluster_lean", "occ::sync::ClusterLeanBarrier", 30;
     }
 }
 
@@ -158,6 +163,12 @@ impl DiscoveryMethod {
 }
 
 impl BarrierKind {
+    /// Whether the kind gains from thread-block clusters (launch it with clusters; every
+    /// thread of the block constructs its device object).
+    pub fn uses_clusters(self) -> bool {
+        matches!(self, BarrierKind::Hierarchical | BarrierKind::ClusterLean)
+    }
+
     /// u32 words of device state for `groups` participating blocks (or cluster leaders).
     pub fn state_words(self, groups: usize) -> usize {
         match self {
@@ -170,6 +181,7 @@ impl BarrierKind {
             BarrierKind::Gather | BarrierKind::Spread => 32 * 2 * 128,
             // Up to OCC_REPLICA_LINES = 32 lines (the default uses one).
             BarrierKind::Replica | BarrierKind::Lean => 32 * 32,
+            BarrierKind::ClusterLean => 32,
             // 32 root lines, then OCC_RELAY_LEAVES = 480 leaf lines.
             BarrierKind::Relay => 32 * (32 + 480),
         }

@@ -117,7 +117,7 @@ pub fn run_barrier(
     watchdog: Watchdog,
 ) -> Result<BarrierRun> {
     let cluster = cluster.max(1);
-    if cluster > 1 && kind != BarrierKind::Hierarchical {
+    if cluster > 1 && !kind.uses_clusters() {
         return Err(Error::InvalidLaunch(format!(
             "the {kind} barrier does not use thread-block clusters"
         )));

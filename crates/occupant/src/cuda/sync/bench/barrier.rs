@@ -1,5 +1,5 @@
 //! Barrier latency in every launch shape: every library kind (the hierarchical one also in
-//! clusters of 2, 4 and 8), grid.sync() and the naive counter barrier in the same run, the lab
+//! clusters of 2, 4 and 8, the cluster lean one in clusters of 2 to 16), grid.sync() and the naive counter barrier in the same run, the lab
 //! variants, and the per-shape summary (best of ours, ratio to grid.sync(), the defaults).
 
 use super::PrimitivesConfig;
@@ -120,11 +120,14 @@ pub(super) fn measure(
                 (name, Design::Kind(k, 1))
             })
             .collect();
-        for c in [2u32, 4, 8] {
-            if s.blocks % c as usize == 0 {
+        for (kind, sizes) in [
+            (BarrierKind::Hierarchical, &[2u32, 4, 8][..]),
+            (BarrierKind::ClusterLean, &[2u32, 4, 8, 16][..]),
+        ] {
+            for &c in sizes.iter().filter(|&&c| s.blocks % c as usize == 0) {
                 designs.push((
-                    format!("hierarchical (cluster {c})"),
-                    Design::Kind(BarrierKind::Hierarchical, c),
+                    format!("{} (cluster {c})", kind.name()),
+                    Design::Kind(kind, c),
                 ));
             }
         }
@@ -135,8 +138,17 @@ pub(super) fn measure(
             let (ns, run, err) = match d {
                 Design::Kind(kind, c) => match run_barrier(gpu, kind, b, t, c, r, false, w) {
                     Ok(run) => {
-                        let shape = LaunchShape::new(b, t).with_cluster(c);
-                        table.record(ShapeClass::Barrier, kind.name(), shape, run.ns_per_barrier);
+                        // A cluster launch may leave blocks out (residency in clusters): only a
+                        // run over every launched block stands for the shape.
+                        if run.participants == b {
+                            let shape = LaunchShape::new(b, t).with_cluster(c);
+                            table.record(
+                                ShapeClass::Barrier,
+                                kind.name(),
+                                shape,
+                                run.ns_per_barrier,
+                            );
+                        }
                         (Some(run.ns_per_barrier), Some(run), None)
                     }
                     Err(e) => (None, None, Some(e.to_string())),
@@ -279,7 +291,7 @@ pub(super) fn summarise(
         let best = barrier
             .iter()
             .filter(here)
-            .filter(|b| b.run.is_some())
+            .filter(|b| b.run.is_some() && b.blocks == s.blocks)
             .min_by(|a, b| {
                 let (x, y) = (a.ns_per_barrier.unwrap_or(f64::MAX), b.ns_per_barrier);
                 x.total_cmp(&y.unwrap_or(f64::MAX))
