@@ -17,14 +17,13 @@ use occupant::model::{LaunchShape, Watchdog};
 use std::time::Duration;
 
 const ROUNDS: u32 = 100_000;
-const KINDS: [BarrierKind; 7] = [
+const KINDS: [BarrierKind; 6] = [
     BarrierKind::Tree,
     BarrierKind::Gather,
     BarrierKind::Spread,
     BarrierKind::Replica,
     BarrierKind::Relay,
     BarrierKind::Lean,
-    BarrierKind::ClusterLean,
 ];
 
 fn wd() -> Watchdog {
@@ -44,36 +43,6 @@ fn check(gpu: &Gpu, kind: BarrierKind, launched: usize, threads: usize, rounds: 
         r.violations, 0,
         "{kind}: message passing across the barrier failed"
     );
-}
-
-/// The cluster lean barrier in cluster launches of 2 to 16 blocks: one block per SM, past full
-/// occupancy at 128 and 1024 threads; every launched block that took part passes messages.
-#[test]
-fn cluster_lean_passes_messages_in_clusters() {
-    let Some(gpu) = gpu_or_skip("cluster_lean_passes_messages_in_clusters") else {
-        return;
-    };
-    let sms = gpu.info().sm_count as usize;
-    for c in [2usize, 4, 8, 16] {
-        for threads in [128usize, 1024] {
-            let full = 2 * gpu.info().resident_blocks_bound(threads as u32) as usize;
-            for (blocks, rounds) in [(sms / c * c, 20_000u32), (full / c * c, 5_000)] {
-                let kind = BarrierKind::ClusterLean;
-                let r = run_barrier(&gpu, kind, blocks, threads, c as u32, rounds, true, wd())
-                    .unwrap_or_else(|e| panic!("{kind} cluster {c} {blocks}x{threads}: {e}"));
-                println!(
-                    "{kind} cluster {c}: {blocks}x{threads} launched, {} participants, {:.0} ns/barrier, {} violations",
-                    r.participants, r.ns_per_barrier, r.violations
-                );
-                assert!(r.participants >= c && r.participants % c == 0);
-                assert!(r.ids_contiguous, "{kind}: participant ids are not 0..n-1");
-                assert_eq!(
-                    r.violations, 0,
-                    "{kind} cluster {c}: message passing failed"
-                );
-            }
-        }
-    }
 }
 
 #[test]
@@ -229,8 +198,6 @@ fn combining_sanitizer_smoke() {
         let r = run_barrier(&gpu, kind, 16, 128, 1, 50, true, w).unwrap();
         assert_eq!(r.violations, 0);
     }
-    let r = run_barrier(&gpu, BarrierKind::ClusterLean, 16, 128, 2, 50, true, w).unwrap();
-    assert_eq!(r.violations, 0);
     for cluster in [1u32, 2] {
         let r =
             run_mutex_clustered(&gpu, MutexKind::Cohort, 16, 128, cluster, 20, true, w).unwrap();

@@ -90,7 +90,7 @@ impl Control {
 }
 
 /// The primitive ids of `occ::Prim` (device/watchdog.cuh), in order.
-pub const PRIMITIVES: [&str; 31] = [
+pub const PRIMITIVES: [&str; 30] = [
     "user",
     "naive_barrier",
     "xf_barrier",
@@ -121,7 +121,6 @@ pub const PRIMITIVES: [&str; 31] = [
     "relay_barrier",
     "lean_barrier",
     "combining_mutex",
-    "cluster_lean_barrier",
 ];
 
 /// The name of device primitive id `id` (`occ::Prim`), `"unknown"` for an id not in the table.

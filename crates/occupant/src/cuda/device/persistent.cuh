@@ -24,7 +24,6 @@
 #pragma once
 
 #include "atomic_barrier.cuh"
-#include "cluster_barrier.cuh"
 #include "discovery.cuh"
 #include "hierarchical_barrier.cuh"
 #include "replica_barrier.cuh"
@@ -64,8 +63,6 @@ typedef sync::ReplicaBarrier PersistentBarrier;  // 1024 words
 typedef sync::RelayBarrier PersistentBarrier;  // 16384 words (OCC_RELAY_LEAVES = 480)
 #elif OCC_PERSISTENT_BARRIER == 28
 typedef sync::LeanBarrier PersistentBarrier;  // 1024 words
-#elif OCC_PERSISTENT_BARRIER == 30
-typedef sync::ClusterLeanBarrier PersistentBarrier;  // 32 words (no clusters: Lean)
 #else
 typedef sync::HierarchicalBarrier PersistentBarrier;
 #endif

@@ -70,7 +70,6 @@ enum Prim : unsigned {
   RelayBarrier = 27,
   LeanBarrier = 28,
   CombiningMutex = 29,
-  ClusterLeanBarrier = 30,
 };
 
 /// The per-module watchdog record, shared by the host runtime and the device code.

@@ -104,19 +104,18 @@ OCC_LAB_RELAY2(f32_r8_d1_e16, 32, 8, 1, 0, 16)
 OCC_LAB_REPLICA2(atom_d1_e16_w150, 1, 1, 0, 16, true, 150)
 OCC_LAB_REPLICA2(atom_d1_e16_w600, 1, 1, 0, 16, true, 600)
 OCC_LAB_REPLICA2(atom_d1_e64, 1, 1, 0, 64, true, 0)
-// Run 4 (i11-barrier-fast): Lean with a shared flag and bar.sync instead of bar.red.and
-// (w<cycles>: the pause past one block per SM), and with a proportional pause (pb<s>: the
-// missing arrivals << s cycles).
-#define OCC_LAB_LEAN(NAME, W, PB)                                   \
-  using LabLean_##NAME = occ::sync::LeanFlagBarrierT<W, PB>;       \
+// Run 5 (i11-barrier-fast): LeanBarrierT<pause, max, split>: w<c> a pause of c cycles before
+// the first poll past one block per SM, max<c> of max(c, arrivals still missing) cycles, split:
+// the block meets on a named barrier where only warp 0 waits (bar.arrive elsewhere).
+#define OCC_LAB_LEAN(NAME, W, MAX, SPLIT)                              \
+  using LabLean_##NAME = occ::sync::LeanBarrierT<W, MAX, SPLIT>;      \
   OCC_BARRIER_KERNEL(lab_lean_##NAME, LabLean_##NAME)
-OCC_LAB_LEAN(flag, 300, -1)
-OCC_LAB_LEAN(flag_w0, 0, -1)
-OCC_LAB_LEAN(flag_w600, 600, -1)
-OCC_LAB_LEAN(pb0, 0, 0)
-OCC_LAB_LEAN(pb1, 0, 1)
-OCC_LAB_LEAN(pb2, 0, 2)
-OCC_LAB_LEAN(pb1_w300, 300, 1)
+OCC_LAB_LEAN(w300, 300, false, false)
+OCC_LAB_LEAN(max300, 300, true, false)
+OCC_LAB_LEAN(split_w300, 300, false, true)
+OCC_LAB_LEAN(split_max300, 300, true, true)
+OCC_LAB_LEAN(split_max150, 150, true, true)
+OCC_LAB_LEAN(split_max600, 600, true, true)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between
@@ -143,7 +142,6 @@ struct LabProbe {
     if (occ::cluster_size() > 1u) occ::cluster_sync();
   }
   __device__ __forceinline__ bool wait() {
-    __shared__ u32 s_sink;
     if (OP == 20) {  // the cluster barrier
       occ::cluster_arrive();
       occ::cluster_wait();
@@ -161,6 +159,8 @@ struct LabProbe {
         case 1: occ::fence_acq_rel(); break;
         case 2: occ::fence_sc(); break;
         case 3: occ::pulse::fence_acquire(); break;
+        case 11: asm volatile("fence.release.gpu;" ::: "memory"); break;
+        case 12: asm volatile("fence.acq_rel.cta;" ::: "memory"); break;
         case 4: v = occ::atomic_add_relaxed(own, 1u); break;
         case 5: v = occ::atomic_add_acq_rel(own, 1u); break;
         case 6: v = occ::ld_relaxed(own); break;
@@ -178,7 +178,7 @@ struct LabProbe {
         case 23: occ::dsm::fence_acq_rel_cluster(); break;
         default: break;
       }
-      if (v == 0xfffffff7u) s_sink = v;
+      if (v == 0xfffffff7u) one[1] = v;  // a global store: the thread waits for v
     }
     if (OP == 10) return __syncthreads_and(1) != 0;
     __syncthreads();
@@ -200,6 +200,8 @@ OCC_LAB_PROBE(atom_one, 7)
 OCC_LAB_PROBE(ld_one, 8)
 OCC_LAB_PROBE(red_seen, 9)
 OCC_LAB_PROBE(bar_red, 10)
+OCC_LAB_PROBE(fence_rel, 11)
+OCC_LAB_PROBE(fence_cta, 12)
 #else
 OCC_LAB_PROBE(csync, 20)
 OCC_LAB_PROBE(csync_rlx, 21)
@@ -218,7 +220,6 @@ OCC_BARRIER_KERNEL(lab_cl_dshw, LabClDsHw)
 #endif
 #else
 OCC_BARRIER_KERNEL(barrier_hierarchical, occ::sync::HierarchicalBarrier)
-OCC_BARRIER_KERNEL(barrier_cluster_lean, occ::sync::ClusterLeanBarrier)
 #endif
 #if !(defined(OCC_CLUSTER_SIZE) && OCC_CLUSTER_SIZE > 1) && !defined(OCC_BARRIER_LAB)
 OCC_BARRIER_KERNEL(barrier_xf, occ::sync::XfBarrier)

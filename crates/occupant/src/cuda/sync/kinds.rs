@@ -73,20 +73,16 @@ kind_enum! {
         /// (no returned value), the poll by the last warp with relaxed loads, the clock
         /// checked every 16 polls, one `fence.acquire` (no exit fence).
         Replica => "replica", "occ::sync::ReplicaBarrier", 26;
-        /// Leaf counters of 32 consecutive blocks (returned atomic); the last of each leaf
+        /// Leaf counters of 64 consecutive blocks (returned atomic); the last of each leaf
         /// relays one `red.release` to each of up to 32 replicated root lines, which the
         /// blocks poll (replica_barrier.cuh); for many blocks.
         Relay => "relay", "occ::sync::RelayBarrier", 27;
         /// grid.sync()'s structure made cheaper (replica_barrier.cuh): a returned
         /// `atom.acq_rel` arrival on one counter (the last arriver does not poll), relaxed
-        /// polls with the clock checked every 16, one `fence.acquire` (no exit fence), and a
-        /// 300-cycle pause before the first poll when there are more blocks than SMs.
+        /// polls with the clock checked every 16, one `fence.acquire` (no exit fence); with more
+        /// blocks than SMs a pause of max(300, arrivals still missing) cycles before the first
+        /// poll; the block meets on named barrier 15 with only warp 0 waiting.
         Lean => "lean", "occ::sync::LeanBarrier", 28;
-        /// Lean among thread-block clusters (cluster_barrier.cuh): the blocks of a cluster
-        /// meet in the leader's shared memory (`red.release.cluster`), the leaders run Lean
-        /// on one line, each leader releases its cluster through distributed shared memory.
-        /// Every thread constructs it; launch with clusters to gain (without, it is Lean).
-        ClusterLean => "cluster_lean", "occ::sync::ClusterLeanBarrier", 30;
     }
 }
 
@@ -163,12 +159,6 @@ impl DiscoveryMethod {
 }
 
 impl BarrierKind {
-    /// Whether the kind gains from thread-block clusters (launch it with clusters; every
-    /// thread of the block constructs its device object).
-    pub fn uses_clusters(self) -> bool {
-        matches!(self, BarrierKind::Hierarchical | BarrierKind::ClusterLean)
-    }
-
     /// u32 words of device state for `groups` participating blocks (or cluster leaders).
     pub fn state_words(self, groups: usize) -> usize {
         match self {
@@ -181,7 +171,6 @@ impl BarrierKind {
             BarrierKind::Gather | BarrierKind::Spread => 32 * 2 * 128,
             // Up to OCC_REPLICA_LINES = 32 lines (the default uses one).
             BarrierKind::Replica | BarrierKind::Lean => 32 * 32,
-            BarrierKind::ClusterLean => 32,
             // 32 root lines, then OCC_RELAY_LEAVES = 480 leaf lines.
             BarrierKind::Relay => 32 * (32 + 480),
         }

@@ -1,5 +1,5 @@
 //! Barrier latency in every launch shape: every library kind (the hierarchical one also in
-//! clusters of 2, 4 and 8, the cluster lean one in clusters of 2 to 16), grid.sync() and the naive counter barrier in the same run, the lab
+//! clusters of 2, 4 and 8), grid.sync() and the naive counter barrier in the same run, the lab
 //! variants, and the per-shape summary (best of ours, ratio to grid.sync(), the defaults).
 
 use super::PrimitivesConfig;
@@ -120,14 +120,11 @@ pub(super) fn measure(
                 (name, Design::Kind(k, 1))
             })
             .collect();
-        for (kind, sizes) in [
-            (BarrierKind::Hierarchical, &[2u32, 4, 8][..]),
-            (BarrierKind::ClusterLean, &[2u32, 4, 8, 16][..]),
-        ] {
-            for &c in sizes.iter().filter(|&&c| s.blocks % c as usize == 0) {
+        for c in [2u32, 4, 8] {
+            if s.blocks % c as usize == 0 {
                 designs.push((
-                    format!("{} (cluster {c})", kind.name()),
-                    Design::Kind(kind, c),
+                    format!("hierarchical (cluster {c})"),
+                    Design::Kind(BarrierKind::Hierarchical, c),
                 ));
             }
         }
@@ -138,8 +135,9 @@ pub(super) fn measure(
             let (ns, run, err) = match d {
                 Design::Kind(kind, c) => match run_barrier(gpu, kind, b, t, c, r, false, w) {
                     Ok(run) => {
-                        // A cluster launch may leave blocks out (residency in clusters): only a
-                        // run over every launched block stands for the shape.
+                        // A cluster launch may leave blocks out (at 16 blocks per SM only 8 are
+                        // resident in clusters on an H100): only a run over every launched
+                        // block stands for the shape.
                         if run.participants == b {
                             let shape = LaunchShape::new(b, t).with_cluster(c);
                             table.record(
@@ -191,7 +189,12 @@ pub(super) fn measure_lab(
     // Cluster launches: the cluster designs and probes in every shape the cluster size divides;
     // one of them again with a 200 us discovery window (do clusters lose blocks to the window
     // or to residency?).
-    for c in [2u32, 4, 8, 16] {
+    let sizes: &[u32] = if cfg.barrier_lab_clusters {
+        &[2, 4, 8, 16]
+    } else {
+        &[]
+    };
+    for &c in sizes {
         for s in shapes.iter().filter(|s| s.blocks % c as usize == 0) {
             for v in BARRIER_LAB_CLUSTER.iter().chain(BARRIER_LAB_CLUSTER_PROBES) {
                 let (ns, run, err) = match run_barrier_lab_clustered(
