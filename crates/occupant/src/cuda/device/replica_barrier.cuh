@@ -347,6 +347,59 @@ struct LeanBarrierT {
   }
 };
 
+/// LeanMultiBarrierT (barrier lab): Lean over K lines. Block g arrives on line g mod K (a
+/// returned atom.acq_rel.gpu by thread 0), then lanes k < K of warp 0 each poll line k until it
+/// holds epoch x (participants of line k) and acquire it (relaxed polls, fence.acquire.gpu);
+/// a lane whose line the arrival completed skips its poll. Per line n / K arrivals (and still n
+/// polls): for the serialisation of arrivals on one line. With n > %nsmid, a pause of
+/// max(DELAY, K x arrivals missing on the line) cycles before the polls. State: K lines.
+template <unsigned K, unsigned DELAY = OCC_LEAN_DELAY_CYCLES, unsigned EVERY = OCC_POLL_EVERY>
+struct LeanMultiBarrierT {
+  static_assert(K >= 1u && K <= 32u, "K: 1 to 32 lines (lanes of warp 0)");
+  u32* lines;
+  u32 n;
+  u32 k;      // lines in use: min(K, n)
+  u32 mine;   // this block's line
+  u32 count;  // participants of the line polled by this lane (lanes < k)
+  u32 epoch;
+  unsigned delay;
+  __device__ LeanMultiBarrierT(u32* state, const Env& env)
+      : lines(state), n(env.num_groups), epoch(0u) {
+    k = n < K ? (n == 0u ? 1u : n) : K;
+    mine = env.group_id % k;
+    const unsigned lane = local_linear_id() & 31u;
+    count = lane < k ? (n + k - 1u - lane) / k : 0u;
+    delay = n > pulse::sm_count() ? DELAY : 0u;
+  }
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    const unsigned t = local_linear_id();
+    pulse::lean_entry();
+    bool ok = true;
+    if (t < 32u) {
+      const unsigned nt = local_count();
+      const unsigned mask = nt >= 32u ? 0xffffffffu : (1u << nt) - 1u;
+      int left = 0;
+      if (t == 0u) {
+        const u32 target = epoch * ((n + k - 1u - mine) / k);
+        left = epoch_diff(target, atomic_add_acq_rel(lines + mine * pulse::kLine, 1u) + 1u);
+      }
+      left = __shfl_sync(mask, left, 0);
+      // __syncwarp orders lane 0's arrival (and its acquire) before the other lanes' polls.
+      __syncwarp(mask);
+      if (t < k && !(t == mine && left <= 0)) {
+        if (delay != 0u) {
+          const unsigned d = (unsigned)(left > 0 ? left : 0) * k;
+          pulse::spin_cycles(d > delay ? d : delay);
+        }
+        ok = pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanBarrier, lines + t * pulse::kLine,
+                                                 epoch * count);
+      }
+    }
+    return __syncthreads_and(ok) != 0;
+  }
+};
+
 /// The barriers with the library's parameters (ReplicaBarrier: one line, a red arrival by
 /// warp 0 and the poll by the last warp; LeanBarrier: one line, a returned arrival, a pause of
 /// OCC_LEAN_DELAY_CYCLES before the first poll past one block per SM).

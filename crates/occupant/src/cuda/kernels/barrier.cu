@@ -116,6 +116,15 @@ OCC_LAB_LEAN(split_w300, 300, false, true)
 OCC_LAB_LEAN(split_max300, 300, true, true)
 OCC_LAB_LEAN(split_max150, 150, true, true)
 OCC_LAB_LEAN(split_max600, 600, true, true)
+// Run 6: Lean over K lines (block g arrives on line g mod K, warp 0's lanes poll every line).
+#define OCC_LAB_MULTI(K)                                               \
+  using LabMulti_k##K = occ::sync::LeanMultiBarrierT<K>;              \
+  OCC_BARRIER_KERNEL(lab_multi_k##K, LabMulti_k##K)
+OCC_LAB_MULTI(1)
+OCC_LAB_MULTI(2)
+OCC_LAB_MULTI(4)
+OCC_LAB_MULTI(8)
+OCC_LAB_MULTI(32)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between

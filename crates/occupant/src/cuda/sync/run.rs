@@ -144,6 +144,11 @@ pub const BARRIER_LAB: &[&str] = &[
     "lab_lean_split_max300",
     "lab_lean_split_max150",
     "lab_lean_split_max600",
+    "lab_multi_k1",
+    "lab_multi_k2",
+    "lab_multi_k4",
+    "lab_multi_k8",
+    "lab_multi_k32",
 ];
 
 /// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every
