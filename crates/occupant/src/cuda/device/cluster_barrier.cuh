@@ -1,16 +1,24 @@
-// occupant device library: ClusterLeanBarrierT, the lean barrier among thread-block clusters
-// (issue 11, part 2; a barrier-lab design, not a library kind: measured slower than Lean in
-// every shape on an H100, see bench/results/nvidia-h100/i11-barrier-fast/). CPU twin:
+// occupant device library: barrier-lab designs past Lean (issue 11, part 2), none of them a
+// library kind: measured slower than Lean on an H100 in every shape
+// (bench/results/nvidia-h100/i11-barrier-fast/). ClusterLean's CPU twin:
 // occupant::cpu::sync::ClusterLeanBarrier (tests/loom_replica_barrier.rs).
 //
-// Why it loses: a release at .cluster scope costs a full MEMBAR (fence.acq_rel.cluster 356 ns,
-// the same as .gpu, with nothing outstanding), the cluster hardware barrier with .release
-// arrivals ~400 ns (with .relaxed ones ~55 ns), and relaying the members' writes through the
-// leader needs a second release after the leader's acquire: two or three MEMBARs on the
-// critical path instead of Lean's one. At full occupancy, clusters also leave blocks out: at
-// 16 blocks of 128 threads per SM only 8 per SM are resident in cluster launches (2112x128:
-// 1056 blocks in clusters of 2, 992 in 4 and 8, 928 in 16; a 200 us discovery window changes
-// nothing).
+// Why the cluster designs lose: a release at .cluster scope costs a full MEMBAR
+// (fence.acq_rel.cluster 356 ns with nothing outstanding, the same as .gpu), the cluster
+// hardware barrier with .release arrivals ~400 ns (with .relaxed ones ~55 ns), and relaying the
+// members' writes through the leader needs a second release after the leader's acquire: two or
+// three MEMBARs on the critical path instead of Lean's one. At 16 blocks of 128 threads per SM,
+// cluster launches also leave blocks out: only 8 per SM are resident (2112x128: 1056 blocks in
+// clusters of 2, 992 in 4 and 8, 928 in 16; a 200 us discovery window changes nothing).
+// The flag variant (bar.sync + a shared flag instead of bar.red.and) costs 30-40 ns; the
+// proportional pause wins at 1056x256 and 2112x128 and loses at 132 and 264 blocks.
+//
+// LeanFlagBarrierT<DELAY, PB, EVERY>  Lean (replica_barrier.cuh: one line, a returned
+//     atom.acq_rel.gpu arrival by thread 0, which polls unless it was last, fence.acquire.gpu
+//     after the poll), with the block's result broadcast through a shared-memory flag and
+//     bar.sync instead of bar.red.and (__syncthreads_and), and an optional proportional pause
+//     before the first poll: (arrivals still missing) << PB cycles (PB < 0: none), plus DELAY
+//     cycles when there are more blocks than SMs.
 //
 // ClusterLeanBarrierT<HW_ARRIVE, HW_RELEASE, DELAY, EVERY>  for cluster launches: the blocks
 //     of a cluster meet first, one block per cluster (rank 0, the leader) takes part in a Lean
@@ -108,8 +116,47 @@ __device__ __forceinline__ bool poll_local(unsigned prim, unsigned a, u32 target
 
 }  // namespace dsm
 
+namespace pulse {
+
+/// Lean's global phase by one thread: a returned atom.acq_rel.gpu arrival on `word`; unless it
+/// was the last of `target`, a pause (`delay` cycles plus, PB >= 0, the missing arrivals << PB)
+/// and a poll until `word` reaches `target` (fence.acquire.gpu after it).
+template <int PB, unsigned EVERY>
+__device__ __forceinline__ bool lean_global(unsigned prim, u32* word, u32 target, unsigned delay) {
+  const u32 old = atomic_add_acq_rel(word, 1u);
+  const int left = epoch_diff(target, old + 1u);
+  if (left <= 0) return true;
+  unsigned d = delay;
+  if (PB >= 0) d += (unsigned)left << (PB >= 0 ? PB : 0);
+  if (d != 0u) spin_cycles(d);
+  return poll_pipelined<1u, 0u, EVERY>(prim, word, target);
+}
+
+}  // namespace pulse
 
 namespace sync {
+
+/// LeanFlagBarrierT (see the top of this file). State: one line.
+template <unsigned DELAY = OCC_LEAN_DELAY_CYCLES, int PB = -1, unsigned EVERY = OCC_POLL_EVERY>
+struct LeanFlagBarrierT {
+  u32* word;
+  u32 n;
+  u32 epoch;
+  unsigned delay;
+  __device__ LeanFlagBarrierT(u32* state, const Env& env)
+      : word(state), n(env.num_groups), epoch(0u) {
+    delay = n > pulse::sm_count() ? DELAY : 0u;
+  }
+  __device__ __forceinline__ bool wait() {
+    __shared__ u32 s_ok;
+    ++epoch;
+    __syncthreads();
+    if (local_linear_id() == 0u)
+      s_ok = pulse::lean_global<PB, EVERY>(Prim::LeanBarrier, word, epoch * n, delay) ? 1u : 0u;
+    __syncthreads();
+    return s_ok != 0u;
+  }
+};
 
 /// ClusterLeanBarrierT (see the top of this file). State: one line.
 template <bool HW_ARRIVE, bool HW_RELEASE, unsigned DELAY = OCC_LEAN_DELAY_CYCLES,
@@ -162,7 +209,7 @@ struct ClusterLeanBarrierT {
       bool ok = true;
       if (!HW_ARRIVE && clustered)
         ok = dsm::poll_local<EVERY>(Prim::LeanBarrier, local, e * (csize - 1u));
-      if (ok) ok = pulse::lean_global<false, EVERY>(Prim::LeanBarrier, word, e * leaders, delay);
+      if (ok) ok = pulse::lean_global<-1, EVERY>(Prim::LeanBarrier, word, e * leaders, delay);
       if (!ok) {
         s[2] = 1u;
         for (u32 k = 1u; k < csize; ++k) dsm::red_or_relaxed_cluster(cluster_map(s + 2, k), 1u);

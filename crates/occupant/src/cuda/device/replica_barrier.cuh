@@ -22,27 +22,19 @@
 //   * Better still in the lab (Lean): the returned arrival, as grid.sync (the last arriver
 //     needs no poll; the others poll only after their arrival, so polls do not queue in front
 //     of arrivals) and, with more blocks than SMs, ~300 cycles before the first poll.
-//   * Many blocks: a level of leaf counters (returned atomics, 64 blocks a leaf) under a root
-//     counter replicated over 32 lines, so a line sees ~n/64 arrivals and n/32 pollers.
-//   * Where the time goes (lab probes, H100): a release (MEMBAR: fence.acq_rel / fence.sc at
-//     .gpu or .cluster, a release atomic or store) costs ~356 ns even with nothing
-//     outstanding, an L2 atomic round trip ~160 ns, one line serialises ~0.65 ns per atomic,
-//     bar.sync of 1024 threads ~50 ns. So every block pays one MEMBAR in parallel, and a
-//     design that relays others' writes (a leaf's last arriver, a cluster leader) pays a
-//     second one after its acquire: the relay's 1.3 us fixed cost, the clusters' loss.
+//   * Many blocks: a level of leaf counters (returned atomics, 32 blocks a leaf) under a root
+//     counter replicated over 32 lines, so a line sees ~n/32 arrivals and n/32 pollers.
 //
 //   ReplicaBarrier (occ::Prim 26)  one hop; template ReplicaBarrierT<LINES, DEPTH, GAP, EVERY,
 //                                  ATOM, DELAY, ADAPTIVE>; the library's: one line, red.release
 //                                  arrival by warp 0, polled by the last warp (one load in
 //                                  flight, clock every 16 polls). LINES > 1: a red on each of
 //                                  LINES lines by warp 0's lanes, block g polls line g mod R.
-//   LeanBarrier (occ::Prim 28)     LeanBarrierT<DELAY, MAX, SPLIT>: one line, a returned
+//   LeanBarrier (occ::Prim 28)     ReplicaBarrierT with ATOM: one line, a returned
 //                                  atom.acq_rel.gpu arrival by thread 0, which polls unless it
-//                                  was last; when n > %nsmid, max(OCC_LEAN_DELAY_CYCLES (300),
-//                                  arrivals still missing) cycles before the first poll; the
-//                                  block meets on named barrier OCC_LEAN_NAMED_BARRIER (15)
-//                                  where only warp 0 waits (the others bar.arrive).
-//   RelayBarrier (occ::Prim 27)    leaf lines of OCC_RELAY_FAN_IN = 64 consecutive participants
+//                                  was last; OCC_LEAN_DELAY_CYCLES (300) before the first poll
+//                                  when n > %nsmid.
+//   RelayBarrier (occ::Prim 27)    leaf lines of OCC_RELAY_FAN_IN = 32 consecutive participants
 //                                  (atom.acq_rel.gpu.add, returned: the leaf's last arriver
 //                                  knows it is last) relay one red.release.gpu.add to each of
 //                                  R = min(leaves, 32) root lines; block g polls root line
@@ -59,8 +51,8 @@
 // Tunable (define before including): OCC_POLL_DEPTH (1) loads in flight, OCC_POLL_GAP_CYCLES
 // (0) between their first issues, OCC_POLL_EVERY (16) polls between clock checks,
 // OCC_REPLICA_LINES (1, at most 32), OCC_REPLICA_ATOM (false), OCC_REPLICA_DELAY_CYCLES (0),
-// OCC_LEAN_DELAY_CYCLES (300), OCC_LEAN_NAMED_BARRIER (15), OCC_RELAY_LINES (32),
-// OCC_RELAY_FAN_IN (64).
+// OCC_LEAN_DELAY_CYCLES (300), OCC_RELAY_LINES (32), OCC_RELAY_FAN_IN (64; the text above still
+// says 32, the fan-in before bench/results/nvidia-h100/i11-barrier-fast).
 #pragma once
 
 #include "discovery.cuh"
@@ -91,7 +83,7 @@
 #define OCC_RELAY_LINES 32
 #endif
 #ifndef OCC_RELAY_FAN_IN
-#define OCC_RELAY_FAN_IN 64
+#define OCC_RELAY_FAN_IN 64  // measured 2213 vs 2282 ns (fan-in 32) at 2112x128 on an H100
 #endif
 #ifndef OCC_RELAY_LEAVES
 #define OCC_RELAY_LEAVES 480
@@ -201,35 +193,6 @@ __device__ __forceinline__ unsigned sm_count() {
   return r;
 }
 
-/// The named barrier Lean's split entry uses (OCC_LEAN_NAMED_BARRIER, default 15 of 16): the
-/// block's warps but warp 0 only arrive (bar.arrive), warp 0 waits (bar.sync). The PTX memory
-/// model: an arrive synchronises with the sync that completes the barrier, so every thread's
-/// writes before wait() happen before thread 0's release.
-#ifndef OCC_LEAN_NAMED_BARRIER
-#define OCC_LEAN_NAMED_BARRIER 15
-#endif
-__device__ __forceinline__ void lean_entry() {
-  const unsigned warps32 = (local_count() + 31u) & ~31u;
-  if (local_linear_id() < 32u)
-    asm volatile("bar.sync %0, %1;" ::"n"(OCC_LEAN_NAMED_BARRIER), "r"(warps32) : "memory");
-  else
-    asm volatile("bar.arrive %0, %1;" ::"n"(OCC_LEAN_NAMED_BARRIER), "r"(warps32) : "memory");
-}
-
-/// Lean's global phase by one thread: a returned atom.acq_rel.gpu arrival on `word`; unless it
-/// was the last of `target`, a pause of `delay` cycles (MAX: of max(delay, arrivals still
-/// missing) cycles; no pause when delay is 0) and a poll until `word` reaches `target`
-/// (fence.acquire.gpu after it). The pause keeps early arrivers' polls off the line while the
-/// others arrive: each block polls about once.
-template <bool MAX, unsigned EVERY>
-__device__ __forceinline__ bool lean_global(unsigned prim, u32* word, u32 target, unsigned delay) {
-  const u32 old = atomic_add_acq_rel(word, 1u);
-  const int left = epoch_diff(target, old + 1u);
-  if (left <= 0) return true;
-  if (delay != 0u) spin_cycles(MAX && (unsigned)left > delay ? (unsigned)left : delay);
-  return poll_pipelined<1u, 0u, EVERY>(prim, word, target);
-}
-
 }  // namespace pulse
 
 namespace sync {
@@ -323,89 +286,12 @@ struct RelayBarrierT {
   }
 };
 
-/// LeanBarrierT (see the top of this file): one line, a returned arrival by thread 0.
-/// DELAY: cycles before the first poll past one block per SM (MAX: max(DELAY, arrivals still
-/// missing)); SPLIT: the block meets on named barrier OCC_LEAN_NAMED_BARRIER with only warp 0
-/// waiting (bar.arrive elsewhere) instead of __syncthreads. State: one line.
-template <unsigned DELAY = OCC_LEAN_DELAY_CYCLES, bool MAX = true, bool SPLIT = true,
-          unsigned EVERY = OCC_POLL_EVERY>
-struct LeanBarrierT {
-  u32* word;
-  u32 n;
-  u32 epoch;
-  unsigned delay;
-  __device__ LeanBarrierT(u32* state, const Env& env) : word(state), n(env.num_groups), epoch(0u) {
-    delay = n > pulse::sm_count() ? DELAY : 0u;
-  }
-  __device__ __forceinline__ bool wait() {
-    ++epoch;
-    if (SPLIT) pulse::lean_entry(); else __syncthreads();
-    bool ok = true;
-    if (local_linear_id() == 0u)
-      ok = pulse::lean_global<MAX, EVERY>(Prim::LeanBarrier, word, epoch * n, delay);
-    return __syncthreads_and(ok) != 0;
-  }
-};
-
-/// LeanMultiBarrierT (barrier lab): Lean over K lines. Block g arrives on line g mod K (a
-/// returned atom.acq_rel.gpu by thread 0), then lanes k < K of warp 0 each poll line k until it
-/// holds epoch x (participants of line k) and acquire it (relaxed polls, fence.acquire.gpu);
-/// a lane whose line the arrival completed skips its poll. Per line n / K arrivals (and still n
-/// polls): for the serialisation of arrivals on one line. With n > %nsmid, a pause of
-/// max(DELAY, K x arrivals missing on the line) cycles before the polls. State: K lines.
-template <unsigned K, unsigned DELAY = OCC_LEAN_DELAY_CYCLES, unsigned EVERY = OCC_POLL_EVERY>
-struct LeanMultiBarrierT {
-  static_assert(K >= 1u && K <= 32u, "K: 1 to 32 lines (lanes of warp 0)");
-  u32* lines;
-  u32 n;
-  u32 k;      // lines in use: min(K, n)
-  u32 mine;   // this block's line
-  u32 count;  // participants of the line polled by this lane (lanes < k)
-  u32 epoch;
-  unsigned delay;
-  __device__ LeanMultiBarrierT(u32* state, const Env& env)
-      : lines(state), n(env.num_groups), epoch(0u) {
-    k = n < K ? (n == 0u ? 1u : n) : K;
-    mine = env.group_id % k;
-    const unsigned lane = local_linear_id() & 31u;
-    count = lane < k ? (n + k - 1u - lane) / k : 0u;
-    delay = n > pulse::sm_count() ? DELAY : 0u;
-  }
-  __device__ __forceinline__ bool wait() {
-    ++epoch;
-    const unsigned t = local_linear_id();
-    pulse::lean_entry();
-    bool ok = true;
-    if (t < 32u) {
-      const unsigned nt = local_count();
-      const unsigned mask = nt >= 32u ? 0xffffffffu : (1u << nt) - 1u;
-      int left = 0;
-      if (t == 0u) {
-        const u32 target = epoch * ((n + k - 1u - mine) / k);
-        left = epoch_diff(target, atomic_add_acq_rel(lines + mine * pulse::kLine, 1u) + 1u);
-      }
-      left = __shfl_sync(mask, left, 0);
-      // __syncwarp orders lane 0's arrival (and its acquire) before the other lanes' polls.
-      __syncwarp(mask);
-      if (t < k && !(t == mine && left <= 0)) {
-        if (delay != 0u) {
-          const unsigned d = (unsigned)(left > 0 ? left : 0) * k;
-          pulse::spin_cycles(d > delay ? d : delay);
-        }
-        ok = pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanBarrier, lines + t * pulse::kLine,
-                                                 epoch * count);
-      }
-    }
-    return __syncthreads_and(ok) != 0;
-  }
-};
-
 /// The barriers with the library's parameters (ReplicaBarrier: one line, a red arrival by
 /// warp 0 and the poll by the last warp; LeanBarrier: one line, a returned arrival, a pause of
 /// OCC_LEAN_DELAY_CYCLES before the first poll past one block per SM).
 using ReplicaBarrier = ReplicaBarrierT<>;
 using RelayBarrier = RelayBarrierT<>;
-using LeanBarrier = LeanBarrierT<>;
+using LeanBarrier = ReplicaBarrierT<1u, 1u, 0u, OCC_POLL_EVERY, true, OCC_LEAN_DELAY_CYCLES, true>;
 
 }  // namespace sync
 }  // namespace occ

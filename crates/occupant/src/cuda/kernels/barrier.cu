@@ -104,27 +104,19 @@ OCC_LAB_RELAY2(f32_r8_d1_e16, 32, 8, 1, 0, 16)
 OCC_LAB_REPLICA2(atom_d1_e16_w150, 1, 1, 0, 16, true, 150)
 OCC_LAB_REPLICA2(atom_d1_e16_w600, 1, 1, 0, 16, true, 600)
 OCC_LAB_REPLICA2(atom_d1_e64, 1, 1, 0, 64, true, 0)
-// Run 5 (i11-barrier-fast): LeanBarrierT<pause, max, split>: w<c> a pause of c cycles before
-// the first poll past one block per SM, max<c> of max(c, arrivals still missing) cycles, split:
-// the block meets on a named barrier where only warp 0 waits (bar.arrive elsewhere).
-#define OCC_LAB_LEAN(NAME, W, MAX, SPLIT)                              \
-  using LabLean_##NAME = occ::sync::LeanBarrierT<W, MAX, SPLIT>;      \
+// Run 4 (i11-barrier-fast): Lean with a shared flag and bar.sync instead of bar.red.and
+// (w<cycles>: the pause past one block per SM), and with a proportional pause (pb<s>: the
+// missing arrivals << s cycles).
+#define OCC_LAB_LEAN(NAME, W, PB)                                   \
+  using LabLean_##NAME = occ::sync::LeanFlagBarrierT<W, PB>;       \
   OCC_BARRIER_KERNEL(lab_lean_##NAME, LabLean_##NAME)
-OCC_LAB_LEAN(w300, 300, false, false)
-OCC_LAB_LEAN(max300, 300, true, false)
-OCC_LAB_LEAN(split_w300, 300, false, true)
-OCC_LAB_LEAN(split_max300, 300, true, true)
-OCC_LAB_LEAN(split_max150, 150, true, true)
-OCC_LAB_LEAN(split_max600, 600, true, true)
-// Run 6: Lean over K lines (block g arrives on line g mod K, warp 0's lanes poll every line).
-#define OCC_LAB_MULTI(K)                                               \
-  using LabMulti_k##K = occ::sync::LeanMultiBarrierT<K>;              \
-  OCC_BARRIER_KERNEL(lab_multi_k##K, LabMulti_k##K)
-OCC_LAB_MULTI(1)
-OCC_LAB_MULTI(2)
-OCC_LAB_MULTI(4)
-OCC_LAB_MULTI(8)
-OCC_LAB_MULTI(32)
+OCC_LAB_LEAN(flag, 300, -1)
+OCC_LAB_LEAN(flag_w0, 0, -1)
+OCC_LAB_LEAN(flag_w600, 600, -1)
+OCC_LAB_LEAN(pb0, 0, 0)
+OCC_LAB_LEAN(pb1, 0, 1)
+OCC_LAB_LEAN(pb2, 0, 2)
+OCC_LAB_LEAN(pb1_w300, 300, 1)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between
@@ -168,8 +160,6 @@ struct LabProbe {
         case 1: occ::fence_acq_rel(); break;
         case 2: occ::fence_sc(); break;
         case 3: occ::pulse::fence_acquire(); break;
-        case 11: asm volatile("fence.release.gpu;" ::: "memory"); break;
-        case 12: asm volatile("fence.acq_rel.cta;" ::: "memory"); break;
         case 4: v = occ::atomic_add_relaxed(own, 1u); break;
         case 5: v = occ::atomic_add_acq_rel(own, 1u); break;
         case 6: v = occ::ld_relaxed(own); break;
@@ -209,8 +199,6 @@ OCC_LAB_PROBE(atom_one, 7)
 OCC_LAB_PROBE(ld_one, 8)
 OCC_LAB_PROBE(red_seen, 9)
 OCC_LAB_PROBE(bar_red, 10)
-OCC_LAB_PROBE(fence_rel, 11)
-OCC_LAB_PROBE(fence_cta, 12)
 #else
 OCC_LAB_PROBE(csync, 20)
 OCC_LAB_PROBE(csync_rlx, 21)

@@ -79,9 +79,8 @@ kind_enum! {
         Relay => "relay", "occ::sync::RelayBarrier", 27;
         /// grid.sync()'s structure made cheaper (replica_barrier.cuh): a returned
         /// `atom.acq_rel` arrival on one counter (the last arriver does not poll), relaxed
-        /// polls with the clock checked every 16, one `fence.acquire` (no exit fence); with more
-        /// blocks than SMs a pause of max(300, arrivals still missing) cycles before the first
-        /// poll; the block meets on named barrier 15 with only warp 0 waiting.
+        /// polls with the clock checked every 16, one `fence.acquire` (no exit fence), and a
+        /// 300-cycle pause before the first poll when there are more blocks than SMs.
         Lean => "lean", "occ::sync::LeanBarrier", 28;
     }
 }

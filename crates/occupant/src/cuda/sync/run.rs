@@ -130,25 +130,23 @@ pub fn run_barrier(
 /// The barrier lab's kernels (`-DOCC_BARRIER_LAB`, kernels/barrier.cu): ReplicaBarrier and
 /// RelayBarrier with other parameters than the library's (lines, loads in flight, gap between
 /// their first issues in cycles, relay fan-in; e: polls between clock checks, atom: a returned
-/// arrival, w: cycles before the first poll), the lean barrier's variants (`lab_lean_…`,
-/// LeanBarrierT: `w<c>` a pause of c cycles past one block per SM, `max<c>` of max(c, arrivals
-/// still missing), `split` the block meets with only warp 0 waiting), to measure what each part
-/// of the design buys. The list holds what the last run compared (the rest stay compiled).
+/// arrival, w: cycles before the first poll), the lean barrier's refinements (`lab_lean_flag…`:
+/// a shared flag and bar.sync instead of bar.red.and; `pb<s>`: a pause of (missing arrivals)
+/// << s cycles before the first poll), to measure what each part of the design buys. Run 3
+/// (i11-barrier-fast) keeps the variants that won in runs 1 and 2 (the rest stay compiled).
 pub const BARRIER_LAB: &[&str] = &[
+    "lab_replica_r1_d1_e16",
+    "lab_replica_atom_d1_e16",
     "lab_replica_atom_d1_e16_w300",
     "lab_relay_f32_r32_d1_e16",
     "lab_relay_f64_r32_d1_e16",
-    "lab_lean_w300",
-    "lab_lean_max300",
-    "lab_lean_split_w300",
-    "lab_lean_split_max300",
-    "lab_lean_split_max150",
-    "lab_lean_split_max600",
-    "lab_multi_k1",
-    "lab_multi_k2",
-    "lab_multi_k4",
-    "lab_multi_k8",
-    "lab_multi_k32",
+    "lab_lean_flag",
+    "lab_lean_flag_w0",
+    "lab_lean_flag_w600",
+    "lab_lean_pb0",
+    "lab_lean_pb1",
+    "lab_lean_pb2",
+    "lab_lean_pb1_w300",
 ];
 
 /// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every
@@ -158,7 +156,7 @@ pub const BARRIER_LAB: &[&str] = &[
 /// a returned atom.relaxed / .acq_rel add on the block's own line, `ld_own` ld.relaxed of it,
 /// `atom_one` / `ld_one` the same on one line for all blocks, `red_seen` red.release on its own
 /// line then polls until it reads the sum back, `bar_red` bar.red.and instead of the second
-/// bar.sync, `fence_rel` fence.release.gpu, `fence_cta` fence.acq_rel.cta. Never run with message checking (they are not barriers).
+/// bar.sync. Never run with message checking (they are not barriers).
 pub const BARRIER_LAB_PROBES: &[&str] = &[
     "lab_p_sync",
     "lab_p_fence",
@@ -171,8 +169,6 @@ pub const BARRIER_LAB_PROBES: &[&str] = &[
     "lab_p_ld_one",
     "lab_p_red_seen",
     "lab_p_bar_red",
-    "lab_p_fence_rel",
-    "lab_p_fence_cta",
 ];
 
 /// The lab's cluster-launch kernels (compiled with `-DOCC_CLUSTER_SIZE=k`): ClusterLeanBarrier
