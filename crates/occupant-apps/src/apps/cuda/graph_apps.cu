@@ -641,8 +641,10 @@ extern "C" __global__ void pagerank_advance_while(u32* ctl, const double* l1, u3
 
 // -DOCC_APP_MIN_BLOCKS=k: the device-loop kernels ask for k resident blocks of 256 threads per SM
 // (__launch_bounds__), capping their registers so that they reach the host-loop kernels'
-// occupancy (without it, occ::PersistentKernel's live state costs 6-16 registers and a block or
-// three per SM). Off by default.
+// occupancy (without it ptxas gives the persistent kernels 34-39 registers and they lose a block
+// or two per SM). The host sets it (AppPrograms: 8 on an H100); under that cap of 32 registers
+// no device-loop kernel spills (tests/nvrtc_apps.rs checks it with ptxas): the barrier lives in
+// shared memory (occ::SharedBarrier), not in registers across the loop.
 #ifdef OCC_APP_MIN_BLOCKS
 #define OCC_APP_BOUNDS __launch_bounds__(256, OCC_APP_MIN_BLOCKS)
 #else
@@ -672,18 +674,19 @@ __device__ __forceinline__ void device_loop(Sync& s, u32* ctl, u32 max_iteration
 }
 
 /// The occupancy-API variant's Sync: every launched block, the default barrier, no discovery.
+/// The barrier lives in shared memory (occ::SharedBarrier), as occ::PersistentKernel's does, so
+/// that the two variants differ only by discovery.
 struct OccupancySync {
-  occ::Env env;
-  occ::PersistentBarrier bar;
+  occ::SharedBarrier<occ::PersistentBarrier> bar;
   __device__ static occ::Env grid_env() {
     occ::Env e;
     e.group_id = e.cluster_id = blockIdx.x;
     e.num_groups = e.num_clusters = gridDim.x;
     return e;
   }
-  __device__ explicit OccupancySync(u32* state) : env(grid_env()), bar(state, env) {}
-  __device__ u32 thread_id() const { return env.p_global_id(); }
-  __device__ u32 num_threads() const { return env.p_global_size(); }
+  __device__ explicit OccupancySync(u32* state) : bar(state, grid_env()) {}
+  __device__ u32 thread_id() const { return blockIdx.x * blockDim.x + threadIdx.x; }
+  __device__ u32 num_threads() const { return gridDim.x * blockDim.x; }
   __device__ bool barrier() { return bar.wait(); }
 };
 

@@ -53,8 +53,8 @@ pub fn default_min_blocks_per_sm(info: &DeviceInfo) -> u32 {
 /// / block, at most the blocks-per-SM limit), but no more than leave every thread 32
 /// registers. On an H100: min(2048 / 256, 32, 65536 / (256 · 32)) = 8, the setting the H100
 /// measurements found best (`bench/results/nvidia-h100/apps/min-blocks-per-sm-8/`): without
-/// it, `occ::PersistentKernel`'s live state costs the persistent kernels 6–16 registers and
-/// 2–3 resident blocks per SM.
+/// it, ptxas gives the persistent kernels 34–39 registers (1–2 resident blocks per SM fewer);
+/// with it, 32 and no spills (`occ::PersistentKernel` keeps its barrier in shared memory).
 ///
 /// ```
 /// use occupant_apps::apps::cuda::min_blocks_for;
@@ -86,8 +86,9 @@ pub fn toolkit_include() -> Option<PathBuf> {
 }
 
 impl AppPrograms {
-    /// Compiles both programs for `gpu`; the device loop with `barrier` (default: the device's
-    /// default barrier, from its machine abstraction).
+    /// Compiles both programs for `gpu`; the device loop with `barrier` (default: the fastest
+    /// measured on the device for its blocks at full occupancy,
+    /// [`occupant::cuda::persistent_barrier_for_block`]).
     pub fn compile(gpu: &Gpu, barrier: Option<BarrierKind>) -> Result<AppPrograms> {
         Self::compile_with(gpu, barrier, None)
     }
@@ -137,7 +138,13 @@ impl AppPrograms {
                 GRAPH_APPS_CU,
                 &opts,
             )?,
-            None => PersistentProgram::compile(gpu, "graph_apps.cu", GRAPH_APPS_CU, &opts)?,
+            None => PersistentProgram::compile_for_block(
+                gpu,
+                BLOCK_THREADS,
+                "graph_apps.cu",
+                GRAPH_APPS_CU,
+                &opts,
+            )?,
         };
         Ok(AppPrograms {
             host,
