@@ -4,7 +4,7 @@
 //! GPU machine only.) Needs no GPU; without NVRTC it skips, unless OCCUPANT_REQUIRE_NVRTC=1.
 
 use occupant::cuda::sync::BarrierKind;
-use occupant::cuda::{compile_uncached, probe, CompileOptions};
+use occupant::cuda::{compile_uncached, persistent_supports, probe, CompileOptions};
 use occupant_apps::apps::cuda::GRAPH_APPS_CU;
 
 #[test]
@@ -26,11 +26,16 @@ fn graph_apps_compile_every_way() {
             .option("-DOCC_APP_GRAPH_WHILE"),
     );
     ways.push(CompileOptions::default().option("-DOCC_APP_MIN_BLOCKS=8"));
-    for kind in BarrierKind::ALL {
-        ways.push(
-            CompileOptions::default()
-                .option(format!("-DOCC_PERSISTENT_BARRIER={}", kind.primitive_id())),
-        );
+    for &kind in BarrierKind::ALL {
+        let opts = CompileOptions::default()
+            .option(format!("-DOCC_PERSISTENT_BARRIER={}", kind.primitive_id()));
+        if persistent_supports(kind) {
+            ways.push(opts);
+        } else {
+            // occ::PersistentKernel holds no state for it: persistent.cuh says so (#error).
+            let e = compile_uncached("graph_apps.cu", GRAPH_APPS_CU, &opts, "sm_90").unwrap_err();
+            assert!(e.to_string().contains("OCC_PERSISTENT_BARRIER"), "{kind}: {e}");
+        }
     }
     for opts in ways {
         let c = compile_uncached("graph_apps.cu", GRAPH_APPS_CU, &opts, "sm_90")
