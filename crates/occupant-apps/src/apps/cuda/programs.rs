@@ -96,7 +96,8 @@ impl AppPrograms {
     /// The same; the device-loop kernels are compiled with `__launch_bounds__(256, k)`
     /// (`-DOCC_APP_MIN_BLOCKS=k`), which caps their registers so that k blocks fit on an SM:
     /// k = `min_blocks_per_sm`, or [`default_min_blocks_per_sm`] when None; `Some(0)` compiles
-    /// them without launch bounds.
+    /// them without launch bounds. `OCCUPANT_APP_DEFINES` (space-separated NVRTC options, e.g.
+    /// `-DOCC_APP_PR_STATIC=75`) is added to the device-loop program's options, for experiments.
     pub fn compile_with(
         gpu: &Gpu,
         barrier: Option<BarrierKind>,
@@ -120,6 +121,13 @@ impl AppPrograms {
         let mut opts = CompileOptions::default();
         if min_blocks > 0 {
             opts = opts.option(format!("-DOCC_APP_MIN_BLOCKS={min_blocks}"));
+        }
+        // Extra defines for the device-loop program (experiments, e.g. `-DOCC_APP_PR_STATIC=75`),
+        // separated by spaces.
+        if let Ok(defs) = std::env::var("OCCUPANT_APP_DEFINES") {
+            for d in defs.split_whitespace() {
+                opts = opts.option(d);
+            }
         }
         let inc = toolkit_include();
         if let Some(inc) = &inc {
