@@ -4,23 +4,23 @@
 # resizing barrier, pagerank's tile hand-out), step 1 here: builds the CLI, the coop
 # experiments binary and the GPU tests that cover them (release, stripped) into a git-ignored
 # folder with a runner. Step 2, one device `run`:
-#   carry: [".gpu-loop"]   command: bash .gpu-loop/run.sh [steps...]   (about 4.5 minutes; at
-#   most 5.5 if every step ran into its limit)
-# Steps (default: tests apps prsweep hier coop; each under its own `timeout`):
+#   carry: [".gpu-loop"]   command: bash .gpu-loop/run.sh [steps...]   (about 5 minutes; at
+#   most 7 if every step ran into its limit)
+# Steps (default: tests cooptests primitives apps prsweep hier coop; each under its own `timeout`):
 #   tests       gpu_persistent (every barrier kind in occ::PersistentKernel, the shape-aware
 #               pick) and gpu_apps (every app x CUDA variant verified)
 #   cooptests   gpu_coop and gpu_coop_bfs (>= 1000 kill/fork cycles, 0 wrong)
 #   primitives  `bench primitives` barriers only (5000 per point), shape-table.json
 #   apps        `bench apps --interleave --runs 5` bfs/sssp/cc/pagerank x 4 inputs x
 #               multi-kernel, cooperative, occupancy-api, persistent, the default barrier
-#   prsweep     pagerank on rmat-22 and ba-4M, persistent vs multi-kernel, with 1, 75 and 100 %
+#   prsweep     pagerank on rmat-22 and ba-4M, persistent vs multi-kernel, with 1 and 100 %
 #               of the tiles handed out statically (OCCUPANT_APP_DEFINES=-DOCC_APP_PR_STATIC=P;
 #               the default, 50, is in `apps`)
 #   hier        bfs/sssp/cc on the high-diameter inputs, persistent vs cooperative, with the
 #               hierarchical barrier (the old default)
 #   relay       bfs/sssp on the high-diameter inputs with --barrier relay
 #   coop        coop_cuda_experiments overhead: persistent / regular / query grid BFS and SSSP,
-#               8 interleaved repetitions
+#               4 interleaved repetitions of two launches each
 # Results: $OUT/results.tar.gz and $OUT/summary.txt.
 # Environment: GPU_DIR (default <repo>/.gpu-loop), CARGO_TARGET_DIR.
 set -euo pipefail
@@ -38,7 +38,7 @@ cat >"$dest/run.sh" <<'RUN'
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
 export CUDA_MODULE_LOADING=EAGER
-steps="${*:-tests apps prsweep hier coop}"
+steps="${*:-tests cooptests primitives apps prsweep hier coop}"
 hd="--input grid:w=2048,h=2048,seed=1 --input stencil:w=1000,h=1000"
 ld="--input rmat:scale=22,ef=16,seed=1 --input ba:n=4000000,m=4,seed=1"
 for s in $steps; do
@@ -62,7 +62,7 @@ for s in $steps; do
         --variants cooperative,occupancy-api,persistent --out "$res/apps"
       grep -E "geomean|FAILED|skipped|compiled" "$res/bench-apps.log" >>"$sum" ;;
     prsweep)
-      for p in 1 75 100; do
+      for p in 1 100; do
         export OCCUPANT_APP_DEFINES="-DOCC_APP_PR_STATIC=$p"
         step "bench-pr-static-$p" 30 "$here/occupant" bench apps --interleave --runs 5 \
           --apps pagerank $ld --variants persistent --out "$res/pr-static-$p"
@@ -78,7 +78,7 @@ for s in $steps; do
         --variants cooperative,occupancy-api,persistent --barrier relay --out "$res/apps-relay"
       grep -E "geomean|FAILED|skipped|compiled" "$res/bench-relay.log" >>"$sum" ;;
     coop)
-      step coop-overhead 65 "$here/coop_cuda_experiments" "$res/coop" overhead 8 grid:1000x1000
+      step coop-overhead 65 "$here/coop_cuda_experiments" "$res/coop" overhead 4 grid:1000x1000
       grep -E "slowdown|over_persistent|error|failed" "$res/coop-overhead.log" | cut -c1-600 >>"$sum" ;;
     *) echo "unknown step $s" | tee -a "$sum" ;;
   esac
