@@ -234,3 +234,53 @@ impl PersistentProgram {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cuda::sync::{Access, MemoryTiming};
+
+    #[test]
+    fn every_kind_but_the_tree_fits_occ_persistent() {
+        for &k in BarrierKind::ALL {
+            assert_eq!(persistent_supports(k), k != BarrierKind::Tree, "{k}");
+        }
+    }
+
+    /// The built-in H100 table picks lean for the apps' shape (1056 blocks of 256), and the
+    /// filter keeps kinds PersistentKernel cannot hold out of the pick.
+    #[test]
+    fn the_h100_table_picks_lean_at_full_occupancy_of_256_thread_blocks() {
+        let timings: Vec<MemoryTiming> = [true, false]
+            .iter()
+            .flat_map(|&c| {
+                Access::ALL.iter().map(move |&a| MemoryTiming {
+                    access: a,
+                    contentious: c,
+                    total_ns: 100.0,
+                    ns_per_access: 0.1,
+                })
+            })
+            .collect();
+        let m = MachineAbstraction::from_timings(
+            "NVIDIA H100 80GB HBM3",
+            (9, 0),
+            132,
+            1056,
+            1000,
+            timings,
+        )
+        .unwrap()
+        .with_builtin_shapes();
+        let shape = LaunchShape::new(1056, 256);
+        assert_eq!(
+            m.barrier_for_where(shape, persistent_supports),
+            Some(BarrierKind::Lean)
+        );
+        assert_eq!(
+            m.barrier_for_where(shape, |k| k != BarrierKind::Lean),
+            Some(BarrierKind::Relay)
+        );
+        assert_eq!(m.barrier_for_where(shape, |_| false), None);
+    }
+}
