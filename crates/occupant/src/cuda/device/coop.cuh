@@ -220,14 +220,14 @@ __device__ __forceinline__ void fence_acquire_gpu() {
 /// Thread 0: waits until W's L reaches lt (relaxed loads, the clock and the abort flag checked
 /// every 16 polls, then fence.acquire.gpu; past OCC_FAST_SPIN_NS occ::wait_until owns the
 /// deadline). `w`: in, the value its arrival returned; out, the completed snapshot. On a GPU
-/// with more groups than SMs it pauses ~300 cycles before the first poll while more than
-/// %nsmid arrivals are still to come, as LeanBarrier: polls would slow the arrivals.
+/// with more groups than SMs it pauses ~300 cycles before the first poll, as LeanBarrier: polls
+/// would slow the arrivals still coming.
 __device__ __forceinline__ bool wait_arrivals(State* s, u32 lt, u32 groups, u64& w) {
   if (reached(word_l(w), lt)) return true;  // the last arrival: its atom acquired every other
 #ifdef __CUDA_ARCH__
   unsigned nsm;
   asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
-  if (groups > nsm && (int)(lt - word_l(w)) > (int)nsm) {  // as LeanBarrier: not near the end
+  if (groups > nsm) {
     const long long c0 = clock64();
     while (clock64() - c0 < 300) {
     }

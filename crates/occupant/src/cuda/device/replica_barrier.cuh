@@ -33,7 +33,6 @@
 //   LeanBarrier (occ::Prim 28)     ReplicaBarrierT with ATOM: one line, a returned
 //                                  atom.acq_rel.gpu arrival by thread 0, which polls unless it
 //                                  was last; OCC_LEAN_DELAY_CYCLES (300) before the first poll
-//                                  while more than %nsmid arrivals are still to come
 //                                  when n > %nsmid.
 //   RelayBarrier (occ::Prim 27)    leaf lines of OCC_RELAY_FAN_IN = 32 consecutive participants
 //                                  (atom.acq_rel.gpu.add, returned: the leaf's last arriver
@@ -150,13 +149,6 @@ __device__ __forceinline__ bool poll_pipelined(unsigned prim, const u32* w, u32 
   return wait_until(prim, [w, target] { return epoch_diff(ld_acquire(w), target) >= 0; });
 }
 
-/// The number of SMs (%nsmid).
-__device__ __forceinline__ unsigned sm_count() {
-  unsigned r;
-  asm("mov.u32 %0, %%nsmid;" : "=r"(r));
-  return r;
-}
-
 /// The polling thread of a block: lane 0 of its last warp (thread 0 in a one-warp block).
 __device__ __forceinline__ unsigned poller_thread() {
   const unsigned n = local_count();
@@ -179,12 +171,7 @@ __device__ __forceinline__ bool replicated_wait(unsigned prim, u32* lines, u32 r
     if (t == 0u) {
       const u32 old = atomic_add_acq_rel(lines, 1u);
       if (epoch_diff(old + 1u, target) < 0) {
-        // The pause only while many arrivals are still to come (their atomics are what the
-        // polls would slow): a block among the last %nsmid arrivals polls at once, so that a
-        // straggler's release is not missed for a pause (in an application, where arrivals
-        // spread over microseconds, the pause otherwise delayed the late blocks every phase).
-        if (delay != 0u && epoch_diff(target, old + 1u) > (int)pulse::sm_count())
-          spin_cycles(delay);
+        if (delay != 0u) spin_cycles(delay);
         ok = poll_pipelined<DEPTH, GAP, EVERY>(prim, lines, target);
       }
     }
@@ -196,6 +183,13 @@ __device__ __forceinline__ bool replicated_wait(unsigned prim, u32* lines, u32 r
     ok = poll_pipelined<DEPTH, GAP, EVERY>(prim, mine, target);
   }
   return __syncthreads_and(ok) != 0;
+}
+
+/// The number of SMs (%nsmid).
+__device__ __forceinline__ unsigned sm_count() {
+  unsigned r;
+  asm("mov.u32 %0, %%nsmid;" : "=r"(r));
+  return r;
 }
 
 }  // namespace pulse
