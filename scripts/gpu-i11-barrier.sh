@@ -23,9 +23,9 @@ for s in $steps; do
   case $s in
     primitives) step bench-primitives 150 "$here/occupant" bench primitives --backend cuda --out "$res" --no-semaphores --no-mutexes
       grep -v "^  .*ns  (" "$res/bench-primitives.log" | head -40 >>"$sum" ;;
-    lab) step bench-lab 240 "$here/occupant" bench primitives --backend cuda --out "$res/lab" --no-semaphores --no-mutexes --barrier-lab
+    lab) step bench-lab 170 "$here/occupant" bench primitives --backend cuda --out "$res/lab" --no-semaphores --no-mutexes --barrier-lab
       grep -v "^  .*ns  (" "$res/bench-lab.log" | head -40 >>"$sum" ;;
-    combining) step test-gpu_combining 90 "$here/test-occupant-gpu_combining" --test-threads=1 --nocapture
+    combining) step test-gpu_combining 60 "$here/test-occupant-gpu_combining" --test-threads=1 --nocapture
       grep -E "^test |test result|panicked" "$res/test-gpu_combining.log" | head -40 >>"$sum" ;;
     sync) step test-gpu_sync 90 "$here/test-occupant-gpu_sync" --test-threads=1 --nocapture
       grep -E "test result|panicked|^test " "$res/test-gpu_sync.log" >>"$sum" ;;

@@ -3,6 +3,9 @@
 //!
 //! ```text
 //! coop_cuda_experiments OUT_DIR [quick]
+//! coop_cuda_experiments OUT_DIR overhead REPS [SPEC ...]   (section 1 alone, REPS interleaved
+//!                                                          repetitions of two launches per mode,
+//!                                                          default grid:1000x1000)
 //! coop_cuda_experiments --child PERIOD_MS BLOCKS N DURATION_MS   (the second process)
 //! coop_cuda_experiments --green OTHER_SMS FULL_GPU_US N_LIGHT N_MEDIUM N_HEAVY   (green contexts)
 //! ```
@@ -37,6 +40,13 @@ fn main() {
         child(&args[2..])
     } else if args.get(1).map(String::as_str) == Some("--green") {
         green_child(&args[2..])
+    } else if let (Some(out), Some("overhead")) = (args.get(1), args.get(2).map(String::as_str)) {
+        let reps = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(5);
+        let specs: Vec<&str> = args[4.min(args.len())..]
+            .iter()
+            .map(String::as_str)
+            .collect();
+        overhead_only(Path::new(out), reps, &specs)
     } else if let Some(out) = args.get(1) {
         run(
             Path::new(out),
@@ -60,6 +70,88 @@ fn graph(spec: &str) -> Res<Csr> {
 
 fn write(out: &Path, name: &str, v: &Value) -> Res<()> {
     std::fs::write(out.join(name), serde_json::to_string_pretty(v)?)?;
+    Ok(())
+}
+
+/// Section 1 alone: cooperative (regular, query) vs persistent BFS and SSSP, `reps`
+/// repetitions interleaved (persistent, regular, query in every repetition), each mode launched
+/// twice in a row per repetition: on an H100 the grid BFS's time alternated with the parity of
+/// the launch (~1.05-1.25 s vs ~1.4-1.65 s, whatever the barrier), so the mean of two
+/// consecutive launches is the unit compared. Every time is kept; the ratios of the minima, of
+/// the medians and the median of the per-repetition ratios of those means.
+fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
+    std::fs::create_dir_all(out)?;
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            println!("no GPU: {e}");
+            return Ok(());
+        }
+    };
+    let device = gpu.info().name.clone();
+    println!("device: {device}");
+    let specs = if specs.is_empty() {
+        vec!["grid:1000x1000"]
+    } else {
+        specs.to_vec()
+    };
+    let modes = [
+        BarrierMode::Persistent,
+        BarrierMode::Regular,
+        BarrierMode::Query,
+    ];
+    let mut rows = Vec::new();
+    for spec in specs {
+        let g = graph(spec)?;
+        let n = g.num_vertices();
+        let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
+        for app in [App::Bfs, App::Sssp] {
+            let rounds = if app == App::Sssp { 10 } else { 80 };
+            let mut m = Multitasker::with_app(&gpu, &g, &sources, rounds, 256, 2, app)?;
+            let _ = m.bfs_alone(BarrierMode::Persistent)?; // warm-up (module, caches)
+            let mut times = vec![Vec::new(); modes.len()];
+            let mut pairs = vec![Vec::new(); modes.len()];
+            let mut wrong = 0;
+            for _ in 0..reps.max(1) {
+                for (i, &mode) in modes.iter().enumerate() {
+                    let (a, w1) = m.bfs_alone(mode)?;
+                    let (b, w2) = m.bfs_alone(mode)?;
+                    times[i].extend([a, b]);
+                    pairs[i].push((a + b) / 2.0);
+                    wrong += w1 + w2;
+                }
+            }
+            let min = |v: &[f64]| v.iter().cloned().fold(f64::MAX, f64::min);
+            let paired = |i: usize| -> f64 {
+                median(
+                    &pairs[i]
+                        .iter()
+                        .zip(&pairs[0])
+                        .map(|(a, b)| a / b)
+                        .collect::<Vec<f64>>(),
+                )
+            };
+            let row = json!({"app": app.name(), "input": spec, "vertices": n, "edges": g.num_edges(),
+                "rounds": rounds, "groups": m.groups(), "repetitions": reps,
+                "persistent_us": times[0], "regular_us": times[1], "query_us": times[2],
+                "persistent_pair_means_us": pairs[0], "regular_pair_means_us": pairs[1],
+                "query_pair_means_us": pairs[2],
+                "regular_over_persistent_min": min(&pairs[1]) / min(&pairs[0]),
+                "query_over_persistent_min": min(&pairs[2]) / min(&pairs[0]),
+                "regular_over_persistent_median": median(&pairs[1]) / median(&pairs[0]),
+                "query_over_persistent_median": median(&pairs[2]) / median(&pairs[0]),
+                "regular_over_persistent_paired_median": paired(1),
+                "query_over_persistent_paired_median": paired(2),
+                "wrong_rounds": wrong});
+            println!("{row}");
+            rows.push(row);
+        }
+    }
+    write(
+        out,
+        "overhead-interleaved.json",
+        &json!({"device": device, "rows": rows, "unit": "mean of two consecutive launches"}),
+    )?;
     Ok(())
 }
 

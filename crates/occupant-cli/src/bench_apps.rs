@@ -52,6 +52,11 @@ pub struct AppsBenchArgs {
     /// device's full occupancy, 8 on an H100; 0: no launch bounds).
     #[arg(long)]
     min_blocks_per_sm: Option<u32>,
+    /// Interleave the timed runs of the variants (CUDA): after every variant's warm-up, one run
+    /// of each variant per round, `--runs` rounds, so that slow drifts of the machine fall on
+    /// every variant alike.
+    #[arg(long)]
+    interleave: bool,
 }
 
 fn parse_apps(names: &[String], default: &[AppKind]) -> Result<Vec<AppKind>, String> {
@@ -186,6 +191,7 @@ pub fn run(a: &AppsBenchArgs) -> Result<(), String> {
         barrier,
         min_blocks_per_sm: a.min_blocks_per_sm,
         verify: !a.no_verify,
+        interleave: a.interleave,
     };
     let r = bench_cuda(&gpu, &inputs, &config, &opts, progress).map_err(|e| e.to_string())?;
     let dir = a.out.clone().unwrap_or_else(|| {

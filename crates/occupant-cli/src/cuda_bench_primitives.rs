@@ -40,6 +40,9 @@ pub struct PrimitivesBenchArgs {
     /// Also time the barrier lab's variants (the designs' parameters) in every shape.
     #[arg(long)]
     barrier_lab: bool,
+    /// With --barrier-lab, also the lab's cluster-launch designs and probes (clusters 2-16).
+    #[arg(long)]
+    barrier_lab_clusters: bool,
     /// Also write the measured shape table to this file, e.g.
     /// `crates/occupant/src/cuda/sync/shapes/<gpu>.json` to build it into the library for a
     /// new device (every `*.json` there is built in, matched by the GPU's results folder name).
@@ -59,6 +62,7 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
         ops: args.ops,
         barriers: true,
         barrier_lab: args.barrier_lab,
+        barrier_lab_clusters: args.barrier_lab_clusters,
         mutexes: !args.no_mutexes,
         semaphores: !args.no_semaphores,
         watchdog: Watchdog::default().with_timeout(Duration::from_secs(5)),

@@ -7,7 +7,10 @@
 mod common;
 
 use common::gpu_or_skip;
-use occupant::cuda::sync::run::{run_barrier, run_barrier_lab, run_mutex_clustered, BARRIER_LAB};
+use occupant::cuda::sync::run::{
+    run_barrier, run_barrier_lab, run_barrier_lab_clustered, run_mutex_clustered, BARRIER_LAB,
+    BARRIER_LAB_CLUSTER,
+};
 use occupant::cuda::sync::{Barrier, BarrierKind, MachineAbstraction, Mutex, MutexKind};
 use occupant::cuda::Gpu;
 use occupant::model::{LaunchShape, Watchdog};
@@ -81,6 +84,49 @@ fn barrier_lab_variants_pass_messages() {
             );
             assert!(r.ids_contiguous, "{v}: participant ids are not 0..n-1");
             assert_eq!(r.violations, 0, "{v}: message passing failed");
+        }
+    }
+}
+
+/// The cluster designs of the lab (ClusterLeanBarrier: the cluster's arrival and release
+/// through the hardware cluster barrier or distributed shared memory) pass messages in
+/// clusters of 2 to 16, one block per SM and launched past full occupancy.
+#[test]
+fn barrier_lab_cluster_variants_pass_messages() {
+    let Some(gpu) = gpu_or_skip("barrier_lab_cluster_variants_pass_messages") else {
+        return;
+    };
+    let sms = gpu.info().sm_count as usize;
+    let full = gpu.info().resident_blocks_bound(128) as usize;
+    for c in [2usize, 4, 8, 16] {
+        for v in BARRIER_LAB_CLUSTER {
+            for (blocks, threads) in [(sms / c * c, 128usize), (full / c * c, 128), (5 * c, 1024)] {
+                let r = run_barrier_lab_clustered(
+                    &gpu,
+                    v,
+                    blocks,
+                    threads,
+                    c as u32,
+                    5000,
+                    true,
+                    wd(),
+                    &[],
+                );
+                let r = match r {
+                    Ok(r) => r,
+                    Err(e) if c == 16 => {
+                        println!("{v} cluster {c}: {blocks}x{threads}: not run: {e}");
+                        continue;
+                    }
+                    Err(e) => panic!("{v} cluster {c} {blocks}x{threads}: {e}"),
+                };
+                println!(
+                    "{v} cluster {c}: {blocks}x{threads}: {} participants, {:.0} ns/barrier, {} violations",
+                    r.participants, r.ns_per_barrier, r.violations
+                );
+                assert!(r.ids_contiguous, "{v}: participant ids are not 0..n-1");
+                assert_eq!(r.violations, 0, "{v} cluster {c}: message passing failed");
+            }
         }
     }
 }

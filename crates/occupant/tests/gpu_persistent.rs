@@ -7,7 +7,7 @@ mod common;
 use common::gpu_or_skip;
 use occupant::args;
 use occupant::cuda::sync::BarrierKind;
-use occupant::cuda::{LaunchConfig, PersistentProgram};
+use occupant::cuda::{persistent_supports, LaunchConfig, PersistentProgram};
 
 /// Each round every participating thread adds to its own slots, then the barrier; after the
 /// barrier block 0 checks that every slot of the round is complete (a missed barrier shows).
@@ -42,8 +42,14 @@ fn persistent_rounds_with_every_barrier() {
             "persistent_rounds.cu",
             SRC,
             &Default::default(),
-        )
-        .unwrap();
+        );
+        if !persistent_supports(kind) {
+            // Its state does not fit occ_persistent: a clear error, not another barrier.
+            let e = prog.unwrap_err().to_string();
+            assert!(e.contains(kind.name()), "{kind}: {e}");
+            continue;
+        }
+        let prog = prog.unwrap();
         for threads in [128usize, 256, 1024] {
             let data = gpu.alloc_zeroed::<u32>(n as usize).unwrap();
             let errors = gpu.alloc_zeroed::<u32>(1).unwrap();
@@ -64,10 +70,27 @@ fn persistent_rounds_with_every_barrier() {
             );
         }
     }
-    // The default barrier (machine abstraction), twice on one program: state is re-zeroed.
+    // The default barrier (machine abstraction), twice on one program: state is re-zeroed; and
+    // the shape-aware one for blocks of 256.
     let prog =
         PersistentProgram::compile(&gpu, "persistent_rounds.cu", SRC, &Default::default()).unwrap();
-    for _ in 0..2 {
+    let shaped = PersistentProgram::compile_for_block(
+        &gpu,
+        256,
+        "persistent_rounds.cu",
+        SRC,
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        shaped.barrier(),
+        occupant::cuda::persistent_barrier_for_block(&gpu, 256).unwrap()
+    );
+    println!(
+        "shape-aware barrier for blocks of 256: {}",
+        shaped.barrier()
+    );
+    for prog in [&prog, &prog, &shaped] {
         let data = gpu.alloc_zeroed::<u32>(n as usize).unwrap();
         let errors = gpu.alloc_zeroed::<u32>(1).unwrap();
         let groups = gpu.alloc_zeroed::<u32>(1).unwrap();

@@ -17,7 +17,7 @@ use loom_common::{builder, LoomWait};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
-use occupant::cpu::sync::{LeanBarrier, RelayBarrier, ReplicaBarrier};
+use occupant::cpu::sync::{ClusterLeanBarrier, LeanBarrier, RelayBarrier, ReplicaBarrier};
 
 trait Bar: Send + Sync + 'static {
     fn wait(&self, g: usize, n: usize);
@@ -32,6 +32,12 @@ impl Bar for ReplicaBarrier {
 impl Bar for LeanBarrier {
     fn wait(&self, g: usize, n: usize) {
         LeanBarrier::wait(self, g, n, &LoomWait)
+    }
+}
+
+impl Bar for ClusterLeanBarrier {
+    fn wait(&self, g: usize, n: usize) {
+        ClusterLeanBarrier::wait(self, g, n, &LoomWait)
     }
 }
 
@@ -115,4 +121,23 @@ fn relay_two_groups_two_leaves() {
 fn relay_three_groups_uneven_leaves() {
     // Leaves {0, 1} and {2}: the root counts a full and a partial leaf.
     check(|| RelayBarrier::new(3, 2, 2), 3, 1, 3);
+}
+
+#[test]
+fn cluster_lean_one_cluster_of_two() {
+    // Leader and member: the cluster's arrival and release, the leader alone in the global phase.
+    check(|| ClusterLeanBarrier::new(2, 2), 2, 2, 3);
+}
+
+#[test]
+fn cluster_lean_two_clusters_of_one() {
+    // Two leaders: the global (Lean) phase only.
+    check(|| ClusterLeanBarrier::new(2, 1), 2, 2, 3);
+}
+
+#[test]
+fn cluster_lean_full_and_partial_cluster() {
+    // Clusters {0, 1} and {2}: a member's write reaches the other cluster through its
+    // leader's release into the global phase, and back through the release of the member.
+    check(|| ClusterLeanBarrier::new(3, 2), 3, 1, 3);
 }

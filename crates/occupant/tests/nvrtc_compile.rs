@@ -109,6 +109,10 @@ fn every_kernel_in_the_repo_compiles() {
         if src.contains("OCC_BARRIER_LAB") {
             let lab = CompileOptions::default().option("-DOCC_BARRIER_LAB");
             compile_clean_with(&format!("{name}[lab]"), &src, &lab);
+            let lab_cluster = CompileOptions::default()
+                .option("-DOCC_BARRIER_LAB")
+                .option("-DOCC_CLUSTER_SIZE=4");
+            compile_clean_with(&format!("{name}[lab,cluster=4]"), &src, &lab_cluster);
         }
     }
 }

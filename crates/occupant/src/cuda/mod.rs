@@ -52,7 +52,10 @@ pub use host_loop::{LaunchGraph, PinnedScalar};
 pub use info::DeviceInfo;
 pub use launch::{LaunchConfig, LaunchMode, LaunchReport};
 pub use module::{KernelAttributes, Module};
-pub use persistent::{PersistentProgram, PersistentReport, PERSISTENT_MAX_GROUPS};
+pub use persistent::{
+    persistent_barrier_for_block, persistent_supports, PersistentProgram, PersistentReport,
+    PERSISTENT_MAX_GROUPS,
+};
 pub use watchdog::{primitive_name, Control, CONTROL_BYTES, PRIMITIVES};
 
 /// The kernels the backend's own tests and benchmarks launch (`kernels/selftest.cu`).

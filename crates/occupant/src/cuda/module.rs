@@ -331,6 +331,10 @@ impl Module {
             _ => driver_err("cuModuleGetFunction", e),
         })?;
         let params = param_sizes(&func);
+        // Compile-time clusters of more than 8 blocks (16 on an H100) launch only with the
+        // non-portable cluster sizes allowed; harmless for every other kernel, and a device
+        // without clusters refuses it (ignored).
+        let _ = func.set_attribute(FA::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
         let a = |attr| {
             func.get_attribute(attr)
                 .map(|v| v.max(0) as u32)

@@ -24,7 +24,7 @@
 use super::gpu::driver_err;
 use super::sync::{BarrierKind, MachineAbstraction};
 use super::{Arg, CompileOptions, Gpu, LaunchConfig, LaunchMode, LaunchReport, Module};
-use crate::model::{Error, Result};
+use crate::model::{Error, LaunchShape, Result};
 use cudarc::driver::sys::{self, CUresult};
 use cudarc::driver::DevicePtr;
 use serde::Serialize;
@@ -35,6 +35,25 @@ pub const PERSISTENT_MAX_GROUPS: usize = 8192;
 
 /// Bytes of `occ_persistent` before the barrier words (the hint and its padding).
 const HEADER_BYTES: usize = 128;
+
+/// Whether `occ::PersistentKernel` can use barrier `kind` (its state fits `occ_persistent`:
+/// every kind but the tree barrier).
+pub fn persistent_supports(kind: BarrierKind) -> bool {
+    kind.state_words(PERSISTENT_MAX_GROUPS) <= 2 * PERSISTENT_MAX_GROUPS
+}
+
+/// The barrier [`PersistentProgram::compile_for_block`] picks on `gpu` for blocks of
+/// `block_threads` threads: the fastest kind `occ::PersistentKernel` can use that the device's
+/// shape table measured at the shape nearest to a full-occupancy launch (the hardware bound on
+/// resident blocks of that size, the number discovery finds when registers do not limit it);
+/// without a table, the device's default.
+pub fn persistent_barrier_for_block(gpu: &Gpu, block_threads: usize) -> Result<BarrierKind> {
+    let m = MachineAbstraction::for_gpu(gpu)?;
+    let blocks = gpu.info().resident_blocks_bound(block_threads as u32) as usize;
+    let shape = LaunchShape::new(blocks, block_threads);
+    Ok(m.barrier_for_where(shape, persistent_supports)
+        .unwrap_or(m.defaults.barrier))
+}
 
 /// A program whose kernels use `occ::PersistentKernel`, compiled for one GPU with one barrier.
 #[derive(Clone, Debug)]
@@ -75,7 +94,23 @@ impl PersistentProgram {
         Self::compile_with_barrier(gpu, kind, name, source, opts)
     }
 
-    /// Compiles `source` with barrier `kind` (`-DOCC_PERSISTENT_BARRIER=<its primitive id>`).
+    /// Compiles `source` with the fastest barrier measured on this device for a launch of
+    /// blocks of `block_threads` threads at full occupancy ([`persistent_barrier_for_block`]):
+    /// the way to compile when the block size is known, which it usually is.
+    pub fn compile_for_block(
+        gpu: &Gpu,
+        block_threads: usize,
+        name: &str,
+        source: &str,
+        opts: &CompileOptions,
+    ) -> Result<PersistentProgram> {
+        let kind = persistent_barrier_for_block(gpu, block_threads)?;
+        Self::compile_with_barrier(gpu, kind, name, source, opts)
+    }
+
+    /// Compiles `source` with barrier `kind` (`-DOCC_PERSISTENT_BARRIER=<its primitive id>`);
+    /// [`Error::InvalidLaunch`] for a kind `occ::PersistentKernel` cannot hold
+    /// ([`persistent_supports`]).
     pub fn compile_with_barrier(
         gpu: &Gpu,
         kind: BarrierKind,
@@ -83,6 +118,13 @@ impl PersistentProgram {
         source: &str,
         opts: &CompileOptions,
     ) -> Result<PersistentProgram> {
+        if !persistent_supports(kind) {
+            return Err(Error::InvalidLaunch(format!(
+                "occ::PersistentKernel cannot use the {kind} barrier: its state ({} words) exceeds occ_persistent's {}",
+                kind.state_words(PERSISTENT_MAX_GROUPS),
+                2 * PERSISTENT_MAX_GROUPS
+            )));
+        }
         let opts = opts
             .clone()
             .option(format!("-DOCC_PERSISTENT_BARRIER={}", kind.primitive_id()));
@@ -190,5 +232,55 @@ impl PersistentProgram {
             elapsed_us: launch.elapsed_us,
             launch,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cuda::sync::{Access, MemoryTiming};
+
+    #[test]
+    fn every_kind_but_the_tree_fits_occ_persistent() {
+        for &k in BarrierKind::ALL {
+            assert_eq!(persistent_supports(k), k != BarrierKind::Tree, "{k}");
+        }
+    }
+
+    /// The built-in H100 table picks lean for the apps' shape (1056 blocks of 256), and the
+    /// filter keeps kinds PersistentKernel cannot hold out of the pick.
+    #[test]
+    fn the_h100_table_picks_lean_at_full_occupancy_of_256_thread_blocks() {
+        let timings: Vec<MemoryTiming> = [true, false]
+            .iter()
+            .flat_map(|&c| {
+                Access::ALL.iter().map(move |&a| MemoryTiming {
+                    access: a,
+                    contentious: c,
+                    total_ns: 100.0,
+                    ns_per_access: 0.1,
+                })
+            })
+            .collect();
+        let m = MachineAbstraction::from_timings(
+            "NVIDIA H100 80GB HBM3",
+            (9, 0),
+            132,
+            1056,
+            1000,
+            timings,
+        )
+        .unwrap()
+        .with_builtin_shapes();
+        let shape = LaunchShape::new(1056, 256);
+        assert_eq!(
+            m.barrier_for_where(shape, persistent_supports),
+            Some(BarrierKind::Lean)
+        );
+        assert_eq!(
+            m.barrier_for_where(shape, |k| k != BarrierKind::Lean),
+            Some(BarrierKind::Relay)
+        );
+        assert_eq!(m.barrier_for_where(shape, |_| false), None);
     }
 }

@@ -39,6 +39,8 @@ inline void pcie() {
   inline u64 ld_acquire##SFX(const u64* p) { D; return __atomic_load_n(p, __ATOMIC_ACQUIRE); }   \
   inline void st_relaxed##SFX(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); D; }    \
   inline void st_release##SFX(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); D; }    \
+  inline u64 atomic_add_acq_rel##SFX(u64* p, u64 v) {                                            \
+    u64 r = __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); D; return r; }                           \
   inline u64 atomic_add_release##SFX(u64* p, u64 v) {                                            \
     u64 r = __atomic_fetch_add(p, v, __ATOMIC_RELEASE); D; return r; }                           \
   inline u64 atomic_add_relaxed##SFX(u64* p, u64 v) {                                            \

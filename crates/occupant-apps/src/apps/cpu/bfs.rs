@@ -1,6 +1,6 @@
 //! BFS, Rodinia/Pannotia style: step `s` expands every vertex of level `s`.
 
-use super::steps::{round_cap, Flags, Steps, Worker};
+use super::steps::{Flags, UntilStable, Worker};
 use crate::apps::AppOutput;
 use crate::graph::Csr;
 use occupant::cpu::GlobalBuffer;
@@ -29,16 +29,16 @@ impl<'g> Bfs<'g> {
     }
 }
 
-impl Steps for Bfs<'_> {
-    fn max_steps(&self) -> u32 {
-        round_cap(self.g.num_vertices(), 1)
+impl UntilStable for Bfs<'_> {
+    fn num_vertices(&self) -> u32 {
+        self.g.num_vertices()
     }
 
-    fn begin(&self, s: u32) {
-        self.changed.clear_next(s);
+    fn changed(&self) -> &Flags {
+        &self.changed
     }
 
-    fn step(&self, s: u32, w: &Worker<'_>) {
+    fn sweep(&self, s: u32, w: &Worker<'_>) {
         let (offsets, targets) = (self.g.offsets(), self.g.targets());
         for v in w.vertices(offsets) {
             if self.level.get(v as usize) != s {
@@ -51,9 +51,5 @@ impl Steps for Bfs<'_> {
                 }
             }
         }
-    }
-
-    fn more(&self, s: u32) -> bool {
-        self.changed.raised(s)
     }
 }

@@ -1,7 +1,7 @@
 //! Connected components by label propagation (pull): every vertex takes the smallest label
 //! among itself and its neighbours, until no label changes.
 
-use super::steps::{round_cap, Flags, Steps, Worker};
+use super::steps::{Flags, UntilStable, Worker};
 use crate::apps::AppOutput;
 use crate::graph::Csr;
 use occupant::cpu::GlobalBuffer;
@@ -28,16 +28,16 @@ impl<'g> Cc<'g> {
     }
 }
 
-impl Steps for Cc<'_> {
-    fn max_steps(&self) -> u32 {
-        round_cap(self.g.num_vertices(), 1)
+impl UntilStable for Cc<'_> {
+    fn num_vertices(&self) -> u32 {
+        self.g.num_vertices()
     }
 
-    fn begin(&self, s: u32) {
-        self.changed.clear_next(s);
+    fn changed(&self) -> &Flags {
+        &self.changed
     }
 
-    fn step(&self, s: u32, w: &Worker<'_>) {
+    fn sweep(&self, s: u32, w: &Worker<'_>) {
         let (offsets, targets) = (self.g.offsets(), self.g.targets());
         for v in w.vertices(offsets) {
             let own = self.label.get(v as usize);
@@ -50,9 +50,5 @@ impl Steps for Cc<'_> {
                 self.changed.raise(s);
             }
         }
-    }
-
-    fn more(&self, s: u32) -> bool {
-        self.changed.raised(s)
     }
 }

@@ -1,7 +1,7 @@
 //! SSSP, Pannotia-style Bellman-Ford: every step relaxes every out-edge of every reached
 //! vertex (an atomic min per edge), until a step improves nothing.
 
-use super::steps::{round_cap, Flags, Steps, Worker};
+use super::steps::{Flags, UntilStable, Worker};
 use crate::apps::AppOutput;
 use crate::graph::Csr;
 use occupant::cpu::GlobalBuffer;
@@ -33,16 +33,16 @@ impl<'g> Sssp<'g> {
     }
 }
 
-impl Steps for Sssp<'_> {
-    fn max_steps(&self) -> u32 {
-        round_cap(self.g.num_vertices(), 1)
+impl UntilStable for Sssp<'_> {
+    fn num_vertices(&self) -> u32 {
+        self.g.num_vertices()
     }
 
-    fn begin(&self, s: u32) {
-        self.changed.clear_next(s);
+    fn changed(&self) -> &Flags {
+        &self.changed
     }
 
-    fn step(&self, s: u32, w: &Worker<'_>) {
+    fn sweep(&self, s: u32, w: &Worker<'_>) {
         let (offsets, targets) = (self.g.offsets(), self.g.targets());
         for u in w.vertices(offsets) {
             let du = self.dist.get(u as usize);
@@ -58,9 +58,5 @@ impl Steps for Sssp<'_> {
                 }
             }
         }
-    }
-
-    fn more(&self, s: u32) -> bool {
-        self.changed.raised(s)
     }
 }

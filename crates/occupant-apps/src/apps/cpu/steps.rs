@@ -102,6 +102,36 @@ pub(crate) trait Steps: Sync {
     fn more(&self, s: u32) -> bool;
 }
 
+/// An application that sweeps until a step changes nothing (BFS levels, Bellman-Ford, label
+/// propagation): one sweep per step, at most `n + 1` steps, a [`Flags`] raised by any change.
+/// Every such application is [`Steps`] through the impl below.
+pub(crate) trait UntilStable: Sync {
+    /// Vertices of the graph (the step cap is `n + 1` sweeps).
+    fn num_vertices(&self) -> u32;
+    /// The "changed" flags the sweeps raise.
+    fn changed(&self) -> &Flags;
+    /// Worker `w`'s part of sweep `s`; raises `changed()` for step `s` on any change.
+    fn sweep(&self, s: u32, w: &Worker<'_>);
+}
+
+impl<T: UntilStable> Steps for T {
+    fn max_steps(&self) -> u32 {
+        round_cap(self.num_vertices(), 1)
+    }
+
+    fn begin(&self, s: u32) {
+        self.changed().clear_next(s);
+    }
+
+    fn step(&self, s: u32, w: &Worker<'_>) {
+        self.sweep(s, w);
+    }
+
+    fn more(&self, s: u32) -> bool {
+        self.changed().raised(s)
+    }
+}
+
 /// "Changed" flags rotated over three slots: step `s` raises slot `s % 3`, everyone reads it
 /// in `more(s)`, and `begin(s)` clears slot `(s + 1) % 3` — last read in `more(s - 2)`, which
 /// every worker finished before the barrier ending step `s - 1`. One barrier per step suffices.

@@ -131,6 +131,11 @@ pub struct CudaBenchOptions {
     pub min_blocks_per_sm: Option<u32>,
     /// Compare every variant's output with the sequential reference.
     pub verify: bool,
+    /// Interleave the timed runs: after every variant's warm-up, run r of every variant, then
+    /// run r + 1 of every variant, … (default: each variant's runs back to back). Clock and
+    /// thermal drift and other slow changes of the machine then fall on every variant alike,
+    /// so ratios of their times are not skewed by when a variant happened to run.
+    pub interleave: bool,
 }
 
 /// Runs the CUDA benchmark: `config.variants` (multi-kernel first is best: it is the
@@ -207,9 +212,19 @@ pub fn bench_cuda<P: FnMut(&str)>(
                     })
                 });
                 let mut firsts: Vec<(Variant, AppOutput, usize)> = Vec::new();
-                for &variant in &config.variants {
+                let runs = config.runs.max(1);
+                let timed: Vec<(Variant, Result<(AppOutput, BenchRow)>)> = if opts.interleave {
+                    time_interleaved(&mut cin, &progs, app, &config.variants, &p, runs)
+                } else {
+                    config
+                        .variants
+                        .iter()
+                        .map(|&v| (v, time_variant(&mut cin, &progs, app, v, &p, runs)))
+                        .collect()
+                };
+                for (variant, result) in timed {
                     done += 1;
-                    match time_variant(&mut cin, &progs, app, variant, &p, config.runs.max(1)) {
+                    match result {
                         Ok((first, mut row)) => {
                             row.input = input.name.clone();
                             row.class = input.class.clone();
@@ -307,23 +322,83 @@ fn time_variant(
     runs: u32,
 ) -> Result<(AppOutput, BenchRow)> {
     let (first, _) = cin.run(progs, variant)?;
-    let mut times = Vec::new();
-    let mut participants = Vec::new();
-    let mut last = None;
+    let mut timed = Timed::default();
     for _ in 0..runs {
-        let (out, r) = cin.run(progs, variant)?;
-        matches(app, p, &first, &out)
-            .map_err(|e| occupant::Error::Input(format!("run differs from the warm-up: {e}")))?;
-        times.push(r.time_ms);
-        participants.extend(r.participants);
-        last = Some(r);
+        timed.run(cin, progs, app, variant, p, &first)?;
     }
-    let r = last.expect("at least one run");
-    let mut sorted = times.clone();
-    sorted.sort_by(f64::total_cmp);
-    let min_ms = sorted[0];
-    Ok((
-        first,
+    Ok((first, timed.row(app, variant)))
+}
+
+/// Every variant's warm-up, then `runs` rounds of one timed run of every variant (the variants
+/// that failed are left out of the later rounds). Every output compared with the variant's
+/// first.
+fn time_interleaved(
+    cin: &mut CudaInput,
+    progs: &AppPrograms,
+    app: AppKind,
+    variants: &[Variant],
+    p: &AppParams,
+    runs: u32,
+) -> Vec<(Variant, Result<(AppOutput, BenchRow)>)> {
+    let mut state: Vec<(Variant, Result<(AppOutput, Timed)>)> = variants
+        .iter()
+        .map(|&v| {
+            (
+                v,
+                cin.run(progs, v)
+                    .map(|(first, _)| (first, Timed::default())),
+            )
+        })
+        .collect();
+    for _ in 0..runs {
+        for (v, st) in state.iter_mut() {
+            if let Ok((first, timed)) = st {
+                if let Err(e) = timed.run(cin, progs, app, *v, p, first) {
+                    *st = Err(e);
+                }
+            }
+        }
+    }
+    state
+        .into_iter()
+        .map(|(v, st)| (v, st.map(|(first, timed)| (first, timed.row(app, v)))))
+        .collect()
+}
+
+/// The timed runs of one variant so far.
+#[derive(Default)]
+struct Timed {
+    times: Vec<f64>,
+    participants: Vec<u32>,
+    last: Option<crate::apps::RunReport>,
+}
+
+impl Timed {
+    /// One timed run, its output compared with `first`.
+    fn run(
+        &mut self,
+        cin: &mut CudaInput,
+        progs: &AppPrograms,
+        app: AppKind,
+        variant: Variant,
+        p: &AppParams,
+        first: &AppOutput,
+    ) -> Result<()> {
+        let (out, r) = cin.run(progs, variant)?;
+        matches(app, p, first, &out)
+            .map_err(|e| occupant::Error::Input(format!("run differs from the warm-up: {e}")))?;
+        self.times.push(r.time_ms);
+        self.participants.extend(r.participants);
+        self.last = Some(r);
+        Ok(())
+    }
+
+    /// The row of these runs (at least one).
+    fn row(self, app: AppKind, variant: Variant) -> BenchRow {
+        let r = self.last.expect("at least one run");
+        let mut sorted = self.times.clone();
+        sorted.sort_by(f64::total_cmp);
+        let min_ms = sorted[0];
         BenchRow {
             app: app.name().into(),
             input: String::new(),
@@ -332,16 +407,16 @@ fn time_variant(
             vertices: r.vertices,
             edges: r.edges,
             iterations: r.iterations,
-            participants: participants.iter().copied().max(),
-            participants_min: participants.iter().copied().min(),
+            participants: self.participants.iter().copied().max(),
+            participants_min: self.participants.iter().copied().min(),
             min_ms,
             median_ms: sorted[sorted.len() / 2],
             us_per_iteration: min_ms * 1e3 / f64::from(r.iterations.max(1)),
             edges_per_s: r.edges as f64 / (min_ms / 1e3).max(1e-12),
-            times_ms: times,
+            times_ms: self.times,
             verified: false,
-        },
-    ))
+        }
+    }
 }
 
 /// The CUDA benchmark's inputs, `(name, class, spec)`: a road-like 2-D grid of 4.2·10^6

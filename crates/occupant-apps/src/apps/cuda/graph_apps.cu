@@ -37,6 +37,14 @@ enum : u32 { kChunk = 256 };
 // pagerank's device loops: tiles taken per grab, and the grab counters ctl[kGrab0 + it % 3]
 // (their own line, away from the flags).
 enum : u32 { kGrab = 4, kGrab0 = 40 };
+// pagerank's device loops: the percentage of the tiles (the last ones) handed out statically,
+// grid-stride, before the warps take the first ones from the counter (-DOCC_APP_PR_STATIC=P).
+#ifndef OCC_APP_PR_STATIC
+#define OCC_APP_PR_STATIC 50
+#endif
+#if OCC_APP_PR_STATIC < 1 || OCC_APP_PR_STATIC > 100
+#error "OCC_APP_PR_STATIC: 1 to 100 (percent of the tiles handed out statically)"
+#endif
 
 struct Graph {
   const u32* off;   // n + 1 row offsets
@@ -315,10 +323,13 @@ __device__ __forceinline__ void add_l1(double* l1, u32 slot, double delta) {
 }
 
 /// Phase 0. The tiles go grid-stride (host loop: one tile per warp, the hardware's block
-/// scheduler balances them) or, with `grab` (the device loops), in batches of kGrab taken from
-/// the counter grab[it % 3] (grab[(it + 1) % 3] is cleared here, as the flags are): the tiles'
-/// in-degrees are skewed on power-law inputs, and a static grid-stride share left the warps
-/// with the heavy tiles the last to finish every iteration. (coop_cuda's graph.cu, whose groups
+/// scheduler balances them) or, with `grab` (the device loops), the last OCC_APP_PR_STATIC % of
+/// them grid-stride and then the first ones in batches of kGrab taken from the counter
+/// grab[it % 3] (grab[(it + 1) % 3] is cleared here, as the flags are): the tiles' in-degrees
+/// are skewed on power-law inputs (the low ids the heaviest, for R-MAT and Barabási–Albert),
+/// and a static grid-stride share left the warps with the heavy tiles the last to finish every
+/// iteration; but taking every tile from the counter made 8448 warps queue on one atomic
+/// several times per iteration (BA-4M on an H100: 1150 µs per iteration against 870 static). (coop_cuda's graph.cu, whose groups
 /// come and go between phases, keeps the static share: grab defaults to nullptr.)
 __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank, double* contrib,
                                           const double* inv_deg, double* acc, double* l1, u32 it,
@@ -332,17 +343,22 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
   const u32 tiles = (g.n + 31u) >> 5;
   double delta = 0.0;
   // Tiles: warp-cooperative pull with a segmented reduction per owner.
-  u32 t = grab == nullptr ? warp : 0u;
-  u32 t_end = grab == nullptr ? tiles : 0u;
-  for (;; t += grab == nullptr ? nwarps : 1u) {
+  // Dynamic tiles [0, dyn), static [dyn, tiles).
+  // (Recomputed where needed rather than kept live across the loop: registers are tight.)
+#define OCC_PR_DYN (grab == nullptr ? 0u : (u32)(((unsigned long long)tiles * (100u - OCC_APP_PR_STATIC)) / 100u))
+  // Static first: t_end == tiles marks that phase (dyn < tiles: OCC_APP_PR_STATIC >= 1).
+  u32 t = OCC_PR_DYN + warp;
+  u32 t_end = tiles;
+  for (;; t += t_end == tiles ? nwarps : 1u) {
     if (t >= t_end) {
-      if (grab == nullptr) break;
+      const u32 dyn = OCC_PR_DYN;
+      if (dyn == 0u) break;
       u32 b = 0u;
       if (lane == 0u) b = atomicAdd(grab + it % 3u, kGrab);
       b = __shfl_sync(OCC_APP_FULL, b, 0);
-      if (b >= tiles) break;
+      if (b >= dyn) break;
       t = b;
-      t_end = b + kGrab < tiles ? b + kGrab : tiles;
+      t_end = b + kGrab < dyn ? b + kGrab : dyn;
     }
     const u32 v = (t << 5) + lane;
     u32 start = 0u, deg = 0u;
@@ -391,6 +407,7 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
       delta += pr_update(v, sum, rank, next, inv_deg, base, d);
     }
   }
+#undef OCC_PR_DYN
   // Heavy vertices: partial sums of their chunks, two owners at most per chunk.
   if (g.nh != 0u) {
     const u32 htotal = g.hoff[g.nh];
@@ -641,8 +658,10 @@ extern "C" __global__ void pagerank_advance_while(u32* ctl, const double* l1, u3
 
 // -DOCC_APP_MIN_BLOCKS=k: the device-loop kernels ask for k resident blocks of 256 threads per SM
 // (__launch_bounds__), capping their registers so that they reach the host-loop kernels'
-// occupancy (without it, occ::PersistentKernel's live state costs 6-16 registers and a block or
-// three per SM). Off by default.
+// occupancy (without it ptxas gives the persistent kernels 34-39 registers and they lose a block
+// or two per SM). The host sets it (AppPrograms: 8 on an H100); under that cap of 32 registers
+// no device-loop kernel spills (tests/nvrtc_apps.rs checks it with ptxas): the barrier lives in
+// shared memory (occ::SharedBarrier), not in registers across the loop.
 #ifdef OCC_APP_MIN_BLOCKS
 #define OCC_APP_BOUNDS __launch_bounds__(256, OCC_APP_MIN_BLOCKS)
 #else
@@ -672,18 +691,19 @@ __device__ __forceinline__ void device_loop(Sync& s, u32* ctl, u32 max_iteration
 }
 
 /// The occupancy-API variant's Sync: every launched block, the default barrier, no discovery.
+/// The barrier lives in shared memory (occ::SharedBarrier), as occ::PersistentKernel's does, so
+/// that the two variants differ only by discovery.
 struct OccupancySync {
-  occ::Env env;
-  occ::PersistentBarrier bar;
+  occ::SharedBarrier<occ::PersistentBarrier> bar;
   __device__ static occ::Env grid_env() {
     occ::Env e;
     e.group_id = e.cluster_id = blockIdx.x;
     e.num_groups = e.num_clusters = gridDim.x;
     return e;
   }
-  __device__ explicit OccupancySync(u32* state) : env(grid_env()), bar(state, env) {}
-  __device__ u32 thread_id() const { return env.p_global_id(); }
-  __device__ u32 num_threads() const { return env.p_global_size(); }
+  __device__ explicit OccupancySync(u32* state) : bar(state, grid_env()) {}
+  __device__ u32 thread_id() const { return blockIdx.x * blockDim.x + threadIdx.x; }
+  __device__ u32 num_threads() const { return gridDim.x * blockDim.x; }
   __device__ bool barrier() { return bar.wait(); }
 };
 

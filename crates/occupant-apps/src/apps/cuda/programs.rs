@@ -53,8 +53,8 @@ pub fn default_min_blocks_per_sm(info: &DeviceInfo) -> u32 {
 /// / block, at most the blocks-per-SM limit), but no more than leave every thread 32
 /// registers. On an H100: min(2048 / 256, 32, 65536 / (256 · 32)) = 8, the setting the H100
 /// measurements found best (`bench/results/nvidia-h100/apps/min-blocks-per-sm-8/`): without
-/// it, `occ::PersistentKernel`'s live state costs the persistent kernels 6–16 registers and
-/// 2–3 resident blocks per SM.
+/// it, ptxas gives the persistent kernels 34–39 registers (1–2 resident blocks per SM fewer);
+/// with it, 32 and no spills (`occ::PersistentKernel` keeps its barrier in shared memory).
 ///
 /// ```
 /// use occupant_apps::apps::cuda::min_blocks_for;
@@ -86,8 +86,9 @@ pub fn toolkit_include() -> Option<PathBuf> {
 }
 
 impl AppPrograms {
-    /// Compiles both programs for `gpu`; the device loop with `barrier` (default: the device's
-    /// default barrier, from its machine abstraction).
+    /// Compiles both programs for `gpu`; the device loop with `barrier` (default: the fastest
+    /// measured on the device for its blocks at full occupancy,
+    /// [`occupant::cuda::persistent_barrier_for_block`]).
     pub fn compile(gpu: &Gpu, barrier: Option<BarrierKind>) -> Result<AppPrograms> {
         Self::compile_with(gpu, barrier, None)
     }
@@ -95,7 +96,8 @@ impl AppPrograms {
     /// The same; the device-loop kernels are compiled with `__launch_bounds__(256, k)`
     /// (`-DOCC_APP_MIN_BLOCKS=k`), which caps their registers so that k blocks fit on an SM:
     /// k = `min_blocks_per_sm`, or [`default_min_blocks_per_sm`] when None; `Some(0)` compiles
-    /// them without launch bounds.
+    /// them without launch bounds. `OCCUPANT_APP_DEFINES` (space-separated NVRTC options, e.g.
+    /// `-DOCC_APP_PR_STATIC=75`) is added to the device-loop program's options, for experiments.
     pub fn compile_with(
         gpu: &Gpu,
         barrier: Option<BarrierKind>,
@@ -120,6 +122,13 @@ impl AppPrograms {
         if min_blocks > 0 {
             opts = opts.option(format!("-DOCC_APP_MIN_BLOCKS={min_blocks}"));
         }
+        // Extra defines for the device-loop program (experiments, e.g. `-DOCC_APP_PR_STATIC=75`),
+        // separated by spaces.
+        if let Ok(defs) = std::env::var("OCCUPANT_APP_DEFINES") {
+            for d in defs.split_whitespace() {
+                opts = opts.option(d);
+            }
+        }
         let inc = toolkit_include();
         if let Some(inc) = &inc {
             opts = opts
@@ -137,7 +146,13 @@ impl AppPrograms {
                 GRAPH_APPS_CU,
                 &opts,
             )?,
-            None => PersistentProgram::compile(gpu, "graph_apps.cu", GRAPH_APPS_CU, &opts)?,
+            None => PersistentProgram::compile_for_block(
+                gpu,
+                BLOCK_THREADS,
+                "graph_apps.cu",
+                GRAPH_APPS_CU,
+                &opts,
+            )?,
         };
         Ok(AppPrograms {
             host,

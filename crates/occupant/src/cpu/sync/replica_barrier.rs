@@ -199,3 +199,87 @@ impl RelayBarrier {
         wait_for(&self.root[p_group_id % r], target, waiter, "relay_barrier");
     }
 }
+
+/// Lean among thread-block clusters: the CPU twin of `occ::sync::ClusterLeanBarrier`
+/// (`src/cuda/device/cluster_barrier.cuh`, arrival and release through distributed shared
+/// memory). Groups `c·k … c·k + c − 1` form cluster `k` (the last one may be partial); its
+/// first group is the leader. A member adds 1 (`Release`) to its cluster's arrival counter
+/// (on the GPU: `red.release.cluster` on the leader's shared word) and waits until its own
+/// release counter reaches the episode (relaxed polls, then an `Acquire` fence). The leader
+/// waits until the arrival counter holds `episode × (members − 1)` (relaxed polls, `Acquire`
+/// fence), takes part in a [`LeanBarrier`] among the leaders (`AcqRel` arrival; the last one
+/// is done at once, the others poll until `episode × leaders`, then `Acquire`), then a
+/// `Release` fence and a relaxed add of 1 to each member's release counter (the GPU's
+/// `fence.acq_rel.cluster` and `red.relaxed.cluster`). Every counter is monotone.
+///
+/// ```
+/// use occupant::cpu::sync::{ClusterLeanBarrier, SpinWait};
+/// let b = ClusterLeanBarrier::new(4, 2);
+/// b.wait(0, 1, &SpinWait::default());
+/// assert_eq!(b.cluster(), 2);
+/// ```
+#[derive(Debug)]
+pub struct ClusterLeanBarrier {
+    cluster: usize,
+    global: CachePadded<AtomicUsize>,
+    arrivals: Vec<CachePadded<AtomicUsize>>,
+    releases: Vec<CachePadded<AtomicUsize>>,
+    episode: Vec<AtomicUsize>,
+}
+
+impl ClusterLeanBarrier {
+    /// A barrier for up to `capacity` groups (at least 1) in clusters of `cluster` groups (at
+    /// least 1; 1 is [`LeanBarrier`]).
+    pub fn new(capacity: usize, cluster: usize) -> Self {
+        let capacity = capacity.max(1);
+        let cluster = cluster.max(1);
+        Self {
+            cluster,
+            global: CachePadded::new(AtomicUsize::new(0)),
+            arrivals: lines(capacity.div_ceil(cluster)),
+            releases: lines(capacity),
+            episode: (0..capacity).map(|_| AtomicUsize::new(0)).collect(),
+        }
+    }
+
+    /// The largest number of groups this barrier can synchronise.
+    pub fn capacity(&self) -> usize {
+        self.episode.len()
+    }
+
+    /// Groups per cluster.
+    pub fn cluster(&self) -> usize {
+        self.cluster
+    }
+
+    /// As [`ReplicaBarrier::wait`].
+    pub fn wait<W: Wait>(&self, p_group_id: usize, p_num_groups: usize, waiter: &W) {
+        const NAME: &str = "cluster_lean_barrier";
+        debug_assert!(p_num_groups <= self.capacity() && p_group_id < p_num_groups);
+        let e = self.episode[p_group_id]
+            .load(Ordering::Relaxed)
+            .wrapping_add(1);
+        self.episode[p_group_id].store(e, Ordering::Relaxed);
+        let c = self.cluster;
+        let k = p_group_id / c;
+        let leader = k * c;
+        let members = c.min(p_num_groups - leader);
+        if p_group_id != leader {
+            self.arrivals[k].fetch_add(1, Ordering::Release);
+            wait_for(&self.releases[p_group_id], e, waiter, NAME);
+            return;
+        }
+        if members > 1 {
+            wait_for(&self.arrivals[k], e.wrapping_mul(members - 1), waiter, NAME);
+        }
+        let target = e.wrapping_mul(p_num_groups.div_ceil(c));
+        let old = self.global.fetch_add(1, Ordering::AcqRel);
+        if old.wrapping_add(1) != target {
+            wait_for(&self.global, target, waiter, NAME);
+        }
+        fence(Ordering::Release);
+        for m in leader + 1..leader + members {
+            self.releases[m].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}

@@ -23,7 +23,7 @@ const BAR_EPOCH_WORD: usize = 48;
 /// Word of `occ::coop::State` the barrier master reads the target from (`host_target`).
 const HOST_TARGET_WORD: usize = 51;
 /// Size of `occ::coop::State` with the default slots and words.
-pub const STATE_BYTES: usize = 320 + 3 * 4 * JOIN_SLOTS + 8 * TX_WORDS * JOIN_SLOTS;
+pub const STATE_BYTES: usize = 320 + 5 * 4 * JOIN_SLOTS + 8 * TX_WORDS * JOIN_SLOTS;
 
 /// How a cooperative kernel is launched.
 ///
@@ -219,7 +219,8 @@ impl<'a> Scheduler<'a> {
         }
         bind(module)?;
         let mut state = gpu.alloc_zeroed::<u32>(STATE_BYTES / 4)?;
-        // limit, initial, active (words 0, 1, 3), host_target (51; 50 is reserved): coop.cuh.
+        // limit, initial, active (words 0, 1, 3), bar_lt (50: the first barrier completes at n
+        // arrivals) and host_target (51): coop.cuh.
         let mut init = [0u32; 52];
         (init[0], init[1], init[3], init[50], init[51]) = (n, n, n, n, n);
         state.copy_from(&init)?;

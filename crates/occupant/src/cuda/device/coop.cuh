@@ -56,12 +56,28 @@
 //     (joiners) on another stream: each takes a join ticket and waits until a request_fork
 //     grants it an id (or until the kernel's work is over, then it returns).
 //
-// The barrier's common case (no request pending, no joiner waiting) costs what the fixed
-// (persistent) barrier costs: a group arrives with one atom.release.gpu on the arrival word and
-// waits on one release word (epoch | M | target, 64 bits) with ld.acquire.gpu; the master waits
-// on the arrival word alone — kills add 1 to it and forks outside a barrier subtract k, so that
-// "every active group arrived" is one comparison with the M it released — and releases with one
-// st.release.gpu. Each group keeps the epoch, M and target it was released with in its Group.
+// The barrier's common case (no request pending, no joiner waiting, no group killed or forked
+// in the interval) is one hop, the shape of occ::sync::LeanBarrier (grid.sync()'s): thread 0 of
+// every group, the master included, arrives with one returned atom.acq_rel.gpu.add on the
+// 64-bit arrival word W and, unless its arrival was the last, polls W with relaxed loads until
+// the arrival count L reaches the group's target lt, then one fence.acquire.gpu. No release
+// word, no second hop through the master. W = L (bits 63..32: arrivals, plus kills — a killed
+// group counts as arrived — minus forks made outside a barrier, k more groups to wait for) |
+// E1 (bits 31..16) | E0 (bits 15..0): events of the odd and even intervals — a kill, a fork
+// outside a barrier, and the master's hold (added with its arrival when it must act at this
+// barrier: the host's target changed, a joiner waits). Every group decides on a snapshot of W
+// that shows the barrier complete: E of this interval's parity 0 → the fast path (M unchanged,
+// lt += M); else the slow path, the two-hop barrier of before: the master (which has seen the
+// same snapshot) takes the kills and forks into account, publishes bar_lt and the release word
+// bar_rel (epoch | M | target) with st.release.gpu, the others wait for it. Every event of an
+// interval happens before its barrier completes (a killed group's arrival is its kill, a
+// forking group forks before it arrives, the hold is the master's arrival), and no event of
+// the same parity can follow before every live group has left the barrier (that needs the
+// next barrier to complete), so every group decides alike. The master clears a barrier's
+// events from E at a later barrier, once every live group has arrived at the next one and
+// every group the query variant killed at it has left (no group decides on the old snapshot
+// then; until then the next barrier of that parity takes the slow path). Each group keeps its
+// epoch, M, target and lt in its Group.
 #pragma once
 
 #include "memory.cuh"
@@ -116,20 +132,23 @@ struct State {
   u32 pad0[4];
   u64 bar_count;      // the arrival word (its own 128-byte line): see arrival_word()
   u32 pad1[30];
-  u64 bar_rel;        // the release word: epoch (bits 0-31) | M (32-47) | target (48-63)
-  u32 reserved50;     // (was the cached target; the host still writes N here)
+  u64 bar_rel;        // the release word (slow path): epoch (bits 0-31) | M (32-47) | target (48-63)
+  u32 bar_lt;         // the next barrier's L target, published with bar_rel (the host writes N)
   u32 host_target;    // the target, copied here by the host (DMA) whenever it changes it
   u32 pad2[28];
   u32 join_seq[OCC_COOP_JOIN_SLOTS];  // j + 1 once join ticket j was granted
   u32 join_id[OCC_COOP_JOIN_SLOTS];   // its id
   u32 join_m[OCC_COOP_JOIN_SLOTS];    // M right after the fork | the target then << 16
+  u32 join_lt[OCC_COOP_JOIN_SLOTS];   // the L target of the joiner's first barrier
+  u32 join_ep[OCC_COOP_JOIN_SLOTS];   // the epoch (interval) it starts in
   u64 join_tx[OCC_COOP_JOIN_SLOTS][OCC_COOP_TX_WORDS];
 };
 
 // The host (occupant::cuda::coop, scheduler.rs) sizes the state and initialises words 0, 1, 3
-// (limit, initial, active) and 51 (host_target), and reads word 48 (the low half of bar_rel: the
-// barrier epoch) — keep this layout.
-static_assert(sizeof(State) == 320 + 12 * OCC_COOP_JOIN_SLOTS + 8 * OCC_COOP_TX_WORDS * OCC_COOP_JOIN_SLOTS,
+// (limit, initial, active), 50 (bar_lt) and 51 (host_target), and reads word 48 (the low half
+// of bar_rel: the barrier epoch, which the master writes there when it leaves) — keep this
+// layout.
+static_assert(sizeof(State) == 320 + 20 * OCC_COOP_JOIN_SLOTS + 8 * OCC_COOP_TX_WORDS * OCC_COOP_JOIN_SLOTS,
               "State size");
 static_assert(sizeof(Mailbox) == 64, "Mailbox size");
 
@@ -145,8 +164,10 @@ struct Group {
   Mailbox* mb; // the host-mapped mailbox (kernel parameter)
   u32 epoch;   // the barrier epoch this group was last released with (or joined in)
   u32 tgt;     // the target that came with it (clamped to 65535): the regular variant's kills
-  u32 base;    // master only: the M it released the current interval with
+  u32 lt;      // the arrival count L at which the current barrier completes
   u32 pad;
+  u32 pend[2];     // master only: events of a slow barrier of each parity, to clear from W
+  u32 pend_qk[2];  // master only: ... once qk_exited reaches this (its query kills have left)
 };
 
 }  // namespace coop
@@ -166,17 +187,74 @@ __device__ __forceinline__ u32 rel_epoch(u64 w) { return (u32)w; }
 __device__ __forceinline__ u32 rel_m(u64 w) { return (u32)(w >> 32) & 0xffffu; }
 __device__ __forceinline__ u32 rel_tgt(u64 w) { return (u32)(w >> 48); }
 
-/// The arrival word, one 64-bit counter since the last release: an arrival adds 1, a kill adds
-/// 1 - 2^32 (it counts as arrived, and M drops by one), a fork of k outside a barrier adds
-/// k * (2^32 - 1) (k more to wait for, M grows by k). Its low 32 bits, read as signed, are
-/// X = arrivals + kills - forks, the rest Y = forks - kills: every active group but the master
-/// arrived exactly when X = M0 - 1 (M0: the M of the release), and then M = M0 + Y.
-const u64 ARRIVE = 1ull;
-const u64 KILLED = 0xffffffff00000001ull;
-__device__ __forceinline__ u64 forked_word(u32 k) { return (u64)k * 0xffffffffull; }
-__device__ __forceinline__ u32 arrival_m(u64 w, u32 m0) {
-  const u64 x = (u64)(long long)(int)(u32)w;
-  return m0 + (u32)((w - x) >> 32);
+/// The arrival word W (see the top of this file): L in bits 63..32, the events of the even
+/// intervals in bits 15..0 and of the odd ones in bits 31..16.
+const u64 ARRIVE = 1ull << 32;
+__device__ __forceinline__ u32 word_l(u64 w) { return (u32)(w >> 32); }
+__device__ __forceinline__ u32 event_shift(u32 epoch) { return 16u * (epoch & 1u); }
+__device__ __forceinline__ u64 event_word(u32 epoch) { return 1ull << event_shift(epoch); }
+/// The events of interval `epoch`'s parity in W.
+__device__ __forceinline__ u32 word_events(u64 w, u32 epoch) {
+  return (u32)(w >> event_shift(epoch)) & 0xffffu;
+}
+/// A kill in interval `epoch`: counts as an arrival, and is an event.
+__device__ __forceinline__ u64 killed_word(u32 epoch) { return ARRIVE + event_word(epoch); }
+/// A fork of k outside a barrier in interval `epoch`: k more arrivals to wait for (L - k, the
+/// borrow out of bit 63 drops), and an event.
+__device__ __forceinline__ u64 forked_word(u32 k, u32 epoch) {
+  return ((u64)(0u - k) << 32) + event_word(epoch);
+}
+/// a is at or after b (wrapping u32 counts).
+__device__ __forceinline__ bool reached(u32 a, u32 b) { return (int)(a - b) >= 0; }
+
+/// fence.acquire.gpu: after relaxed loads that saw a release, makes them an acquire (one
+/// CCTL.IVALL, as occ::sync::LeanBarrier). Host stand-in: an acquire fence.
+__device__ __forceinline__ void fence_acquire_gpu() {
+#ifdef __CUDA_ARCH__
+  asm volatile("fence.acquire.gpu;" ::: "memory");
+#else
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+#endif
+}
+
+/// Thread 0: waits until W's L reaches lt (relaxed loads, the clock and the abort flag checked
+/// every 16 polls, then fence.acquire.gpu; past OCC_FAST_SPIN_NS occ::wait_until owns the
+/// deadline). `w`: in, the value its arrival returned; out, the completed snapshot. On a GPU
+/// with more groups than SMs it pauses ~300 cycles before the first poll, as LeanBarrier: polls
+/// would slow the arrivals still coming.
+__device__ __forceinline__ bool wait_arrivals(State* s, u32 lt, u32 groups, u64& w) {
+  if (reached(word_l(w), lt)) return true;  // the last arrival: its atom acquired every other
+#ifdef __CUDA_ARCH__
+  unsigned nsm;
+  asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
+  if (groups > nsm) {
+    const long long c0 = clock64();
+    while (clock64() - c0 < 300) {
+    }
+  }
+  const bool given_up = aborted();
+  const unsigned long long t0 = globaltimer();
+  for (unsigned i = 1;; ++i) {
+    w = ld_relaxed(&s->bar_count);
+    if (reached(word_l(w), lt)) {
+      fence_acquire_gpu();
+      return true;
+    }
+    if (given_up) return false;
+    if ((i & 15u) != 0u) continue;
+    if (((i >> 4) & 7u) == 0u && aborted()) {
+      note_waiting();
+      return false;
+    }
+    if (globaltimer() - t0 > (unsigned long long)OCC_FAST_SPIN_NS) break;
+  }
+#else
+  (void)groups;
+#endif
+  return wait_until(Prim::ResizingBarrier, [s, lt, &w] {
+    w = ld_acquire(&s->bar_count);
+    return reached(word_l(w), lt);
+  });
 }
 
 /// Groups the scheduler wants to keep (ld.acquire.sys of the mailbox: a PCIe round trip; the
@@ -234,6 +312,7 @@ __device__ bool enter(Group& g, State* st, Mailbox* mb) {
     g.mb = mb;
     g.poll_ns = 0ull;
     g.pad = 0u;
+    g.pend[0] = g.pend[1] = g.pend_qk[0] = g.pend_qk[1] = 0u;
     State* s = st;
     g.flag = 0u;
     const u32 t = atomic_add_relaxed(&s->tickets, 1u);
@@ -241,10 +320,13 @@ __device__ bool enter(Group& g, State* st, Mailbox* mb) {
       // A group of the first launch: barrier 0 cannot end without it, so the epoch is 0.
       g.id = t;
       g.m = ld_relaxed(&s->initial);
-      g.base = g.m;
+      g.lt = g.m;  // barrier 0 completes with every initial group's arrival
       g.epoch = 0u;
-      const u32 ht = ld_relaxed(&s->host_target);
-      g.tgt = ht > 0xffffu ? 0xffffu : ht;
+      // Every initial group starts from the same target, the one the host launched with (N,
+      // = initial): the host may lower it while the groups enter, and a group that read the
+      // new one would never hear of it again (the master publishes a target only when it
+      // differs from the one it holds).
+      g.tgt = g.m > 0xffffu ? 0xffffu : g.m;
       g.forked = 0u;
       g.flag = 1u;
     } else {
@@ -258,10 +340,10 @@ __device__ bool enter(Group& g, State* st, Mailbox* mb) {
         const u32 jm = ld_relaxed(&s->join_m[slot]);
         g.m = jm & 0xffffu;
         g.tgt = jm >> 16;
-        g.base = g.m;
-        // Published after the release of the barrier it was forked in (or mid-interval by
-        // request_fork): the current epoch, which cannot advance before this group arrives.
-        g.epoch = rel_epoch(ld_relaxed(&s->bar_rel));
+        // The interval it starts in and its first barrier's target, as the forking group
+        // wrote them (its barrier cannot complete before this group arrives).
+        g.lt = ld_relaxed(&s->join_lt[slot]);
+        g.epoch = ld_relaxed(&s->join_ep[slot]);
         for (u32 i = 0; i < OCC_COOP_TX_WORDS; ++i) g.tx[i] = ld_relaxed(&s->join_tx[slot][i]);
         g.forked = 1u;
         g.flag = 1u;
@@ -299,8 +381,9 @@ __device__ __forceinline__ u32 offer_kill_leader(Group& g, bool cached) {
   u32 killed = 0u;
   if (g.id + 1u == m2 && m2 > t) {
     st_release(&s->active, m2 - 1u);
-    // A killed group counts as arrived at the barrier in progress (it is never waited for).
-    atomic_add_release(&s->bar_count, KILLED);
+    // A killed group counts as arrived at the barrier in progress (it is never waited for),
+    // and the kill is an event of this interval: that barrier takes the slow path.
+    atomic_add_release(&s->bar_count, killed_word(g.epoch));
     st_release_sys(&g.mb->active, m2 - 1u);
     check_finished(s, g.mb);
     killed = 1u;
@@ -323,7 +406,10 @@ __device__ bool offer_kill(Group& g) {
 /// publish_grants() releases their slots: a barrier's master publishes after releasing the
 /// barrier, so that a forked group cannot arrive at the next barrier before this one ended.
 /// Outside a barrier (`in_barrier` false) the fork is also taken off the arrival word, so that
-/// the barrier in progress waits for the new groups.
+/// the barrier in progress waits for the new groups (and is an event: its slow path publishes
+/// the new M); the joiners start in this interval with its target. In a barrier (the master's
+/// slow path, g.epoch / g.lt still the barrier's) they start in the next interval, whose
+/// target is this one's plus the new M.
 __device__ __forceinline__ u32 grant_leader(Group& g, u32* first, bool in_barrier) {
   State* s = g.s;
   *first = 0u;
@@ -338,15 +424,19 @@ __device__ __forceinline__ u32 grant_leader(Group& g, u32* first, bool in_barrie
   if (cap <= m) k = 0u;
   else if (k > cap - m) k = cap - m;
   const u32 tc = t > 0xffffu ? 0xffffu : t;
+  const u32 jlt = in_barrier ? g.lt + (m + k) : g.lt;
+  const u32 jep = in_barrier ? g.epoch + 1u : g.epoch;
   for (u32 i = 0; i < k; ++i) {
     const u32 slot = (granted + i) % OCC_COOP_JOIN_SLOTS;
     st_relaxed(&s->join_id[slot], m + i);
     st_relaxed(&s->join_m[slot], (m + k) | (tc << 16));
+    st_relaxed(&s->join_lt[slot], jlt);
+    st_relaxed(&s->join_ep[slot], jep);
     for (u32 w = 0; w < OCC_COOP_TX_WORDS; ++w) st_relaxed(&s->join_tx[slot][w], g.tx[w]);
   }
   if (k != 0u) {
     st_relaxed(&s->join_granted, granted + k);
-    if (!in_barrier) atomic_add_relaxed(&s->bar_count, forked_word(k));
+    if (!in_barrier) atomic_add_relaxed(&s->bar_count, forked_word(k, g.epoch));
     st_release(&s->active, m + k);
     st_release_sys(&g.mb->active, m + k);
     atomic_add_release_sys(&g.mb->forked, k);
@@ -403,57 +493,82 @@ __device__ __forceinline__ void batch_killed_leave(Group& g) {
 /// The barrier behind global_barrier and resizing_barrier. mode: 0 fixed (every one of g.m
 /// groups, no scheduler: the persistent baseline), 1 global (the active groups), 2 resizing,
 /// 3 resizing with query. True: go on; false: this group was killed or the launch aborted.
+/// The common case is one hop (see the top of this file); the slow path is taken by every
+/// group alike when the interval had an event.
 __device__ bool barrier_impl(Group& g, u32 mode) {
+  // The master's inputs, loaded before the block barrier so that their latency hides behind
+  // the block's last warps: the host's target (its DMA'd copy in device memory, .sys: written
+  // by the host) and whether a joiner waits. It holds the barrier (the slow path) when either
+  // asks for action.
+  const bool master = leader() && g.id == 0u;
+  u32 ht = 0u, ja = 0u, jg = 0u;
+  if (master && mode >= 2u) {
+    ht = ld_relaxed_sys(&g.s->host_target);
+    ja = ld_relaxed(&g.s->join_arrivals);
+    jg = ld_relaxed(&g.s->join_granted);
+  }
   __syncthreads();
   if (leader()) {
     State* s = g.s;
+    const u32 e = g.epoch;
+    const u32 lt = g.lt;
     u32 alive = 1u;
     if (mode == 2u && g.id != 0u) {
-      if (offer_kill_leader(g, true) != 0u) alive = 0u;
+      if (offer_kill_leader(g, true) != 0u) alive = 0u;  // arrived as killed
     }
-    const u32 e = g.epoch;
-    if (alive && g.id != 0u) {
-      atomic_add_release(&s->bar_count, ARRIVE);
-      u64 w = 0ull;
-      const bool ok = poll_until(Prim::ResizingBarrier, [s, e, &w] {
-        w = ld_acquire(&s->bar_rel);
-        return rel_epoch(w) != e;
-      });
-      if (!ok) {
-        alive = 0u;
-      } else if (rel_epoch(w) != e + 1u || g.id >= rel_m(w)) {
-        // Killed by the master (query variant). A later epoch than the next one also means
-        // killed: the master cannot end the next barrier without a live group.
-        if (mode == 3u) batch_killed_leave(g);
-        else atomic_add_release_sys(&g.mb->killed, 1u);
-        alive = 0u;
-      } else {
+    if (alive) {
+      const u32 htc = ht > 0xffffu ? 0xffffu : ht;
+      // (query: also whenever M exceeds the target — the target may have dropped before this
+      // group entered, and then it never differed from the one it holds.)
+      const bool hold = master && mode >= 2u &&
+                        (htc != g.tgt || ja != jg || (mode == 3u && g.m > (htc == 0u ? 1u : htc)));
+      const u64 add = ARRIVE + (hold ? event_word(e) : 0ull);
+      u64 w = atomic_add_acq_rel(&s->bar_count, add) + add;
+      if (!wait_arrivals(s, lt, g.m, w)) alive = 0u;
+      const bool slow = word_events(w, e) != 0u;
+      const u32 q = (e + 1u) & 1u;
+      if (alive && master && g.pend[q] != 0u &&
+          (g.pend_qk[q] == 0u || reached(ld_acquire(&s->qk_exited), g.pend_qk[q]))) {
+        // The events of an earlier barrier of the other parity: every live group arrived
+        // here, so none still decides on a snapshot of that barrier, and neither does a group
+        // the query variant killed there once it has left. Exactly those: the next interval's
+        // may be in already. (Until then they stay, and the next barrier of their parity just
+        // takes the slow path.)
+        atomic_add_relaxed(&s->bar_count, 0ull - ((u64)g.pend[q] << (16u * q)));
+        g.pend[q] = 0u;
+      }
+      if (!alive) {
+      } else if (!slow) {
         g.epoch = e + 1u;
-        g.m = rel_m(w);
-        g.tgt = rel_tgt(w);
-      }
-    } else if (alive) {
-      // The master. Everything it may need is loaded before it waits (relaxed, in flight
-      // together with the wait): the host's target (its DMA'd copy in device memory, .sys:
-      // written by the host) and whether a joiner waits.
-      u32 tgt = g.tgt, ja = 0u, jg = 0u;
-      if (mode >= 2u) {
-        tgt = ld_relaxed_sys(&s->host_target);
-        ja = ld_relaxed(&s->join_arrivals);
-        jg = ld_relaxed(&s->join_granted);
-      }
-      const u32 base = g.base;
-      u64 w = 0ull;
-      const bool ok = poll_until(Prim::ResizingBarrier, [s, base, &w] {
-        w = ld_acquire(&s->bar_count);
-        return (u32)w + 1u == base;
-      });
-      if (!ok) {
-        alive = 0u;
+        g.lt = lt + g.m;
+        if (master && mode >= 2u && (e + 1u) % OCC_COOP_REPORT_EVERY == 0u)
+          st_relaxed_sys(&g.mb->barriers, e + 1u);  // posted, rare: for the host's messages
+      } else if (!master) {
+        u64 r = 0ull;
+        const bool ok = poll_until(Prim::ResizingBarrier, [s, e, &r] {
+          r = ld_acquire(&s->bar_rel);
+          return reached(rel_epoch(r), e + 1u);
+        });
+        if (!ok) {
+          alive = 0u;
+        } else if (rel_epoch(r) != e + 1u || g.id >= rel_m(r)) {
+          // Killed by the master (query variant). A later epoch than the next one also means
+          // killed: the master cannot end the next barrier without a live group.
+          if (mode == 3u) batch_killed_leave(g);
+          else atomic_add_release_sys(&g.mb->killed, 1u);
+          alive = 0u;
+        } else {
+          g.epoch = e + 1u;
+          g.m = rel_m(r);
+          g.tgt = rel_tgt(r);
+          g.lt = ld_relaxed(&s->bar_lt);
+        }
       } else {
-        // Nothing else changes the word now (every active group waits here): back to 0.
-        atomic_add_relaxed(&s->bar_count, 0ull - w);
-        u32 m = arrival_m(w, base);  // M now: the kills and forks of the interval counted
+        // The master's slow path: every group of the interval arrived or was killed; nothing
+        // else changes M now (every active group waits here). Its events are cleared one
+        // barrier later.
+        u32 m = ld_relaxed(&s->active);  // M now: the kills and forks of the interval counted
+        const u32 tgt = mode >= 2u ? ht : g.tgt;
         if (mode == 3u && m > tgt) {
           if (!lock(s)) {
             alive = 0u;
@@ -479,10 +594,15 @@ __device__ bool barrier_impl(Group& g, u32 mode) {
           }
         }
         if (alive) {
+          // This barrier's events (with any older ones of its parity not yet cleared), to
+          // clear once no group decides on this barrier's snapshot any more.
+          g.pend[e & 1u] = word_events(w, e);
+          g.pend_qk[e & 1u] = ld_relaxed(&s->qk_total);
           g.m = m;
-          g.base = m;
+          g.lt = lt + m;
           g.epoch = e + 1u;
           g.tgt = t_seen > 0xffffu ? 0xffffu : t_seen;
+          st_relaxed(&s->bar_lt, g.lt);
           st_release(&s->bar_rel, rel_word(e + 1u, m, t_seen));
           // After the release: the forked groups start in the next interval.
           publish_grants(g, first, forked);
@@ -515,6 +635,10 @@ __device__ void leave(Group& g) {
   __syncthreads();
   if (leader()) {
     State* s = g.s;
+    // The barriers completed, for the host (State word 48): fast-path barriers do not write
+    // the release word. Nobody waits on it any more with another value (every group passed
+    // the last barrier with the same epoch, M and target).
+    if (g.id == 0u) st_relaxed(&s->bar_rel, rel_word(g.epoch, g.m, g.tgt));
     if (lock(s)) {
       st_relaxed(&s->left, ld_relaxed(&s->left) + 1u);
       check_finished(s, g.mb);

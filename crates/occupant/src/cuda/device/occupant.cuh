@@ -7,6 +7,7 @@
 #include "watchdog.cuh"
 #include "atomic_barrier.cuh"
 #include "cluster.cuh"
+#include "cluster_barrier.cuh"
 #include "cohort_mutex.cuh"
 #include "combining_barrier.cuh"
 #include "combining_mutex.cuh"

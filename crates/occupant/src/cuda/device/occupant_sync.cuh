@@ -17,6 +17,7 @@
 #pragma once
 
 #include "atomic_barrier.cuh"
+#include "cluster_barrier.cuh"
 #include "cohort_mutex.cuh"
 #include "combining_mutex.cuh"
 #include "combining_barrier.cuh"

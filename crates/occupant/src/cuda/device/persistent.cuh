@@ -19,11 +19,13 @@
 // formatted into the source.
 //
 // State: the module global `occ_persistent` (C linkage): the hint, then the barrier's words
-// (XF: arrive + go per group; atomic: 64 words; hierarchical: 32 words), at most
+// (XF: arrive + go per group; atomic: 64 words; hierarchical: 32 words; gather / spread 8192;
+// replica / lean 1024; relay 16384; not tree, whose 24672 words do not fit), at most
 // OCC_PERSISTENT_MAX_GROUPS participating blocks (the host checks the grid against it).
 #pragma once
 
 #include "atomic_barrier.cuh"
+#include "combining_barrier.cuh"
 #include "discovery.cuh"
 #include "hierarchical_barrier.cuh"
 #include "replica_barrier.cuh"
@@ -57,41 +59,99 @@ namespace occ {
 typedef sync::XfBarrier PersistentBarrier;
 #elif OCC_PERSISTENT_BARRIER == 3
 typedef sync::AtomicBarrier PersistentBarrier;
+#elif OCC_PERSISTENT_BARRIER == 17
+typedef sync::GatherBarrier PersistentBarrier;  // 8192 words
+#elif OCC_PERSISTENT_BARRIER == 18
+typedef sync::SpreadBarrier PersistentBarrier;  // 8192 words
 #elif OCC_PERSISTENT_BARRIER == 26
 typedef sync::ReplicaBarrier PersistentBarrier;  // 1024 words
 #elif OCC_PERSISTENT_BARRIER == 27
 typedef sync::RelayBarrier PersistentBarrier;  // 16384 words (OCC_RELAY_LEAVES = 480)
 #elif OCC_PERSISTENT_BARRIER == 28
 typedef sync::LeanBarrier PersistentBarrier;  // 1024 words
-#else
+#elif OCC_PERSISTENT_BARRIER == 4
 typedef sync::HierarchicalBarrier PersistentBarrier;
+#else
+#error "OCC_PERSISTENT_BARRIER: occ::PersistentKernel holds state for kinds 2, 3, 4, 17, 18, 26, 27, 28"
 #endif
+
+/// A barrier object kept in shared memory, one copy per block, instead of in every thread's
+/// registers: wait() loads it after a block barrier, runs B::wait() on that copy and thread 0
+/// writes the copy back (the next wait() reads it only after its own block barrier). So nothing
+/// of the barrier is live in registers between two barriers — the phase body gets them all
+/// (under `__launch_bounds__(256, 8)`'s 32 registers, a barrier held in registers across the
+/// loop made ptxas spill 8–48 bytes of the phase's values). B must be trivially copyable in
+/// effect: its destructor runs for thread 0's constructed value and never for the shared copy
+/// (the kinds PersistentKernel uses have no work in theirs without clusters). Construct it in
+/// every thread of the block (thread 0 constructs B); one per kernel.
+template <class B>
+class SharedBarrier {
+  struct alignas(B) Raw {
+    unsigned char bytes[sizeof(B)];
+  };
+  __device__ static Raw& slot() {
+    __shared__ Raw s;
+    return s;
+  }
+
+ public:
+  __device__ SharedBarrier(u32* state, const Env& env) {
+    if (local_linear_id() == 0u) {
+      const B b(state, env);
+      memcpy(slot().bytes, &b, sizeof(B));
+    }
+    __syncthreads();
+  }
+  /// B::wait() on the block's copy: every thread of the block calls it.
+  __device__ __forceinline__ bool wait() {
+    __syncthreads();  // every thread is here and sees the last write-back
+    Raw r = slot();
+    const bool ok = reinterpret_cast<B*>(r.bytes)->wait();
+    if (local_linear_id() == 0u) slot() = r;
+    return ok;
+  }
+};
 
 /// Discovery plus the default barrier. Construct it first thing in the kernel, in every thread
 /// of every block; leave at once when !participating().
+///
+/// Lean by design: its state — the participating environment and the barrier — lives in shared
+/// memory, so nothing of it occupies registers across the kernel's loop (a kernel that takes
+/// `thread_id()` and `num_threads()` once keeps two registers live, as one using
+/// `cooperative_groups::this_grid()` does).
 class PersistentKernel {
-  Env env_;
+  __device__ static Env& env_slot() {
+    __shared__ Env e;
+    return e;
+  }
   bool participating_;
-  PersistentBarrier barrier_;
+  SharedBarrier<PersistentBarrier> barrier_;
+
+  __device__ static bool discover_into_shared() {
+    Env env;
+    const bool ok = discover(env, Quiescent, ld_relaxed(&occ_persistent.hint));
+    if (local_linear_id() == 0u) env_slot() = env;
+    __syncthreads();
+    return ok;
+  }
 
  public:
   __device__ PersistentKernel()
-      : env_(),
-        participating_(discover(env_, Quiescent, ld_relaxed(&occ_persistent.hint))),
-        barrier_(occ_persistent.barrier, env_) {}
+      : participating_(discover_into_shared()),
+        barrier_(occ_persistent.barrier, env_slot()) {}
 
   /// True iff this block takes part (all participants were co-resident at once).
   __device__ __forceinline__ bool participating() const { return participating_; }
   /// Participating block id, 0..num_groups()-1.
-  __device__ __forceinline__ u32 group_id() const { return env_.group_id; }
+  __device__ __forceinline__ u32 group_id() const { return env_slot().group_id; }
   /// Participating blocks.
-  __device__ __forceinline__ u32 num_groups() const { return env_.num_groups; }
+  __device__ __forceinline__ u32 num_groups() const { return env_slot().num_groups; }
   /// Participating thread id, 0..num_threads()-1 (group_id() * blockDim + local id).
-  __device__ __forceinline__ u32 thread_id() const { return env_.p_global_id(); }
+  __device__ __forceinline__ u32 thread_id() const { return env_slot().p_global_id(); }
   /// Participating threads.
-  __device__ __forceinline__ u32 num_threads() const { return env_.p_global_size(); }
+  __device__ __forceinline__ u32 num_threads() const { return env_slot().p_global_size(); }
   /// The participating execution environment (seed 001 Table 2).
-  __device__ __forceinline__ const Env& env() const { return env_; }
+  __device__ __forceinline__ const Env& env() const { return env_slot(); }
   /// The inter-block barrier among the participants; every thread of every participating block
   /// calls it. False when the watchdog aborted the launch: return from the kernel.
   __device__ __forceinline__ bool barrier() { return barrier_.wait(); }

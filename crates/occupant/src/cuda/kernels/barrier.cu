@@ -57,7 +57,7 @@ __device__ __forceinline__ void barrier_mp(u32 method, u32 hint, u32* bstate, u6
     barrier_mp<TYPE>(method, hint, bstate, data, rounds, check, violations, ids, times);     \
   }
 
-#if defined(OCC_BARRIER_LAB)
+#if defined(OCC_BARRIER_LAB) && !(defined(OCC_CLUSTER_SIZE) && OCC_CLUSTER_SIZE > 1)
 // The barrier lab (compiled with -DOCC_BARRIER_LAB only; host: occupant::cuda::sync::bench):
 // ReplicaBarrier and RelayBarrier with other parameters than the library's, to measure what
 // each part buys: lab_replica_r<lines>_d<depth>_g<gap cycles>, lab_relay_f<fan-in>_r<lines>_
@@ -104,6 +104,117 @@ OCC_LAB_RELAY2(f32_r8_d1_e16, 32, 8, 1, 0, 16)
 OCC_LAB_REPLICA2(atom_d1_e16_w150, 1, 1, 0, 16, true, 150)
 OCC_LAB_REPLICA2(atom_d1_e16_w600, 1, 1, 0, 16, true, 600)
 OCC_LAB_REPLICA2(atom_d1_e64, 1, 1, 0, 64, true, 0)
+// Run 4 (i11-barrier-fast): Lean with a shared flag and bar.sync instead of bar.red.and
+// (w<cycles>: the pause past one block per SM), and with a proportional pause (pb<s>: the
+// missing arrivals << s cycles).
+#define OCC_LAB_LEAN(NAME, W, PB)                                   \
+  using LabLean_##NAME = occ::sync::LeanFlagBarrierT<W, PB>;       \
+  OCC_BARRIER_KERNEL(lab_lean_##NAME, LabLean_##NAME)
+OCC_LAB_LEAN(flag, 300, -1)
+OCC_LAB_LEAN(flag_w0, 0, -1)
+OCC_LAB_LEAN(flag_w600, 600, -1)
+OCC_LAB_LEAN(pb0, 0, 0)
+OCC_LAB_LEAN(pb1, 0, 1)
+OCC_LAB_LEAN(pb2, 0, 2)
+OCC_LAB_LEAN(pb1_w300, 300, 1)
+#endif
+#if defined(OCC_BARRIER_LAB)
+// Probes (run 4): not barriers. Thread 0 of every block does one operation per round between
+// two bar.syncs, so that ns per round is the operation's cost with every block doing it.
+// own: the block's own line (lines 32.. of the state), one: line 0 for every block.
+template <int OP>
+struct LabProbe {
+  u32* one;
+  u32* own;
+  u32 count;
+  unsigned peer;
+  __device__ static __forceinline__ u32* word() {
+    __shared__ u32 w;
+    return &w;
+  }
+  __device__ LabProbe(u32* state, const occ::Env& env)
+      : one(state), own(state + 32u * (32u + env.group_id % 480u)), count(0u) {
+    if (occ::local_linear_id() == 0u) *word() = 0u;
+    const unsigned cs = occ::cluster_size();
+    peer = occ::cluster_map(word(), (occ::cluster_rank() + 1u) % cs);
+    if (cs > 1u) occ::cluster_sync(); else __syncthreads();
+  }
+  __device__ ~LabProbe() {
+    if (occ::cluster_size() > 1u) occ::cluster_sync();
+  }
+  __device__ __forceinline__ bool wait() {
+    if (OP == 20) {  // the cluster barrier
+      occ::cluster_arrive();
+      occ::cluster_wait();
+      return true;
+    }
+    if (OP == 21) {  // the cluster barrier, relaxed arrival
+      occ::dsm::cluster_arrive_relaxed();
+      occ::cluster_wait();
+      return true;
+    }
+    __syncthreads();
+    if (occ::local_linear_id() == 0u) {
+      u32 v = 0u;
+      switch (OP) {
+        case 1: occ::fence_acq_rel(); break;
+        case 2: occ::fence_sc(); break;
+        case 3: occ::pulse::fence_acquire(); break;
+        case 4: v = occ::atomic_add_relaxed(own, 1u); break;
+        case 5: v = occ::atomic_add_acq_rel(own, 1u); break;
+        case 6: v = occ::ld_relaxed(own); break;
+        case 7: v = occ::atomic_add_relaxed(one, 1u); break;
+        case 8: v = occ::ld_relaxed(one); break;
+        case 9: {
+          ++count;
+          occ::pulse::red_add_release(own, 1u);
+          const u32* w = own;
+          const u32 c = count;
+          v = occ::poll_until(occ::Prim::LeanBarrier,
+                             [w, c] { return occ::epoch_diff(occ::ld_relaxed(w), c) >= 0; });
+        } break;
+        case 22: v = occ::ld_shared_cluster(peer); break;
+        case 23: occ::dsm::fence_acq_rel_cluster(); break;
+        default: break;
+      }
+      if (v == 0xfffffff7u) one[1] = v;  // a global store: the thread waits for v
+    }
+    if (OP == 10) return __syncthreads_and(1) != 0;
+    __syncthreads();
+    return true;
+  }
+};
+#define OCC_LAB_PROBE(NAME, OP)                   \
+  using LabProbe_##NAME = LabProbe<OP>;           \
+  OCC_BARRIER_KERNEL(lab_p_##NAME, LabProbe_##NAME)
+#if !(defined(OCC_CLUSTER_SIZE) && OCC_CLUSTER_SIZE > 1)
+OCC_LAB_PROBE(sync, 0)
+OCC_LAB_PROBE(fence, 1)
+OCC_LAB_PROBE(fence_sc, 2)
+OCC_LAB_PROBE(fence_acq, 3)
+OCC_LAB_PROBE(atom_own, 4)
+OCC_LAB_PROBE(atom_ar_own, 5)
+OCC_LAB_PROBE(ld_own, 6)
+OCC_LAB_PROBE(atom_one, 7)
+OCC_LAB_PROBE(ld_one, 8)
+OCC_LAB_PROBE(red_seen, 9)
+OCC_LAB_PROBE(bar_red, 10)
+#else
+OCC_LAB_PROBE(csync, 20)
+OCC_LAB_PROBE(csync_rlx, 21)
+OCC_LAB_PROBE(ds_ld, 22)
+OCC_LAB_PROBE(fence_cl, 23)
+// ClusterLeanBarrier: the cluster's arrival and release through the hardware cluster barrier
+// (hw) or distributed shared memory (ds).
+using LabClHwHw = occ::sync::ClusterLeanBarrierT<true, true>;
+using LabClHwDs = occ::sync::ClusterLeanBarrierT<true, false>;
+using LabClDsDs = occ::sync::ClusterLeanBarrierT<false, false>;
+using LabClDsHw = occ::sync::ClusterLeanBarrierT<false, true>;
+OCC_BARRIER_KERNEL(lab_cl_hwhw, LabClHwHw)
+OCC_BARRIER_KERNEL(lab_cl_hwds, LabClHwDs)
+OCC_BARRIER_KERNEL(lab_cl_dsds, LabClDsDs)
+OCC_BARRIER_KERNEL(lab_cl_dshw, LabClDsHw)
+#endif
 #else
 OCC_BARRIER_KERNEL(barrier_hierarchical, occ::sync::HierarchicalBarrier)
 #endif

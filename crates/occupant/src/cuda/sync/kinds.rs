@@ -73,7 +73,7 @@ kind_enum! {
         /// (no returned value), the poll by the last warp with relaxed loads, the clock
         /// checked every 16 polls, one `fence.acquire` (no exit fence).
         Replica => "replica", "occ::sync::ReplicaBarrier", 26;
-        /// Leaf counters of 32 consecutive blocks (returned atomic); the last of each leaf
+        /// Leaf counters of 64 consecutive blocks (returned atomic); the last of each leaf
         /// relays one `red.release` to each of up to 32 replicated root lines, which the
         /// blocks poll (replica_barrier.cuh); for many blocks.
         Relay => "relay", "occ::sync::RelayBarrier", 27;

@@ -124,44 +124,71 @@ pub fn run_barrier(
     }
     let name = format!("barrier_{}", kind.name());
     let shape = (launched, block_threads, cluster);
-    barrier_kernel(gpu, kind, None, &name, shape, rounds, check, watchdog)
+    barrier_kernel(gpu, kind, None, &name, shape, rounds, check, watchdog, &[])
 }
 
 /// The barrier lab's kernels (`-DOCC_BARRIER_LAB`, kernels/barrier.cu): ReplicaBarrier and
 /// RelayBarrier with other parameters than the library's (lines, loads in flight, gap between
 /// their first issues in cycles, relay fan-in; e: polls between clock checks, atom: a returned
-/// arrival, w: cycles before the first poll), to measure what each part of the design buys.
+/// arrival, w: cycles before the first poll), the lean barrier's refinements (`lab_lean_flag…`:
+/// a shared flag and bar.sync instead of bar.red.and; `pb<s>`: a pause of (missing arrivals)
+/// << s cycles before the first poll), to measure what each part of the design buys. Run 3
+/// (i11-barrier-fast) keeps the variants that won in runs 1 and 2 (the rest stay compiled).
 pub const BARRIER_LAB: &[&str] = &[
-    "lab_replica_r1_d1_g0",
-    "lab_replica_r1_d4_g160",
-    "lab_replica_r8_d1_g0",
-    "lab_replica_r32_d1_g0",
-    "lab_replica_r32_d4_g160",
-    "lab_replica_r32_d4_g300",
-    "lab_relay_f16_r32_d1_g0",
-    "lab_relay_f16_r32_d4_g160",
-    "lab_relay_f32_r32_d4_g160",
     "lab_replica_r1_d1_e16",
-    "lab_replica_r2_d1_e16",
-    "lab_replica_r4_d1_e16",
-    "lab_replica_r1_d2_e16",
-    "lab_replica_r1_d1_e16_w300",
-    "lab_replica_r1_d1_e16_w800",
-    "lab_replica_atom_d1_e1",
     "lab_replica_atom_d1_e16",
     "lab_replica_atom_d1_e16_w300",
-    "lab_relay_f16_r32_d1_e16",
     "lab_relay_f32_r32_d1_e16",
     "lab_relay_f64_r32_d1_e16",
-    "lab_relay_f16_r16_d1_e16",
-    "lab_relay_f32_r8_d1_e16",
-    "lab_replica_atom_d1_e16_w150",
-    "lab_replica_atom_d1_e16_w600",
-    "lab_replica_atom_d1_e64",
+    "lab_lean_flag",
+    "lab_lean_flag_w0",
+    "lab_lean_flag_w600",
+    "lab_lean_pb0",
+    "lab_lean_pb1",
+    "lab_lean_pb2",
+    "lab_lean_pb1_w300",
 ];
 
-/// Runs lab kernel `variant` (one of [`BARRIER_LAB`]) as [`run_barrier`] runs a kind (no
-/// clusters).
+/// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every
+/// block does one operation per "barrier" between two bar.syncs, so that the ns per round is
+/// that operation's cost in the shape (all blocks at once): `sync` nothing, `fence` /
+/// `fence_sc` / `fence_acq` fence.acq_rel / .sc / .acquire at .gpu, `atom_own` / `atom_ar_own`
+/// a returned atom.relaxed / .acq_rel add on the block's own line, `ld_own` ld.relaxed of it,
+/// `atom_one` / `ld_one` the same on one line for all blocks, `red_seen` red.release on its own
+/// line then polls until it reads the sum back, `bar_red` bar.red.and instead of the second
+/// bar.sync. Never run with message checking (they are not barriers).
+pub const BARRIER_LAB_PROBES: &[&str] = &[
+    "lab_p_sync",
+    "lab_p_fence",
+    "lab_p_fence_sc",
+    "lab_p_fence_acq",
+    "lab_p_atom_own",
+    "lab_p_atom_ar_own",
+    "lab_p_ld_own",
+    "lab_p_atom_one",
+    "lab_p_ld_one",
+    "lab_p_red_seen",
+    "lab_p_bar_red",
+];
+
+/// The lab's cluster-launch kernels (compiled with `-DOCC_CLUSTER_SIZE=k`): ClusterLeanBarrier
+/// (cluster_barrier.cuh) with the cluster's arrival and release through the hardware cluster
+/// barrier (`hw`) or distributed shared memory (`ds`): `lab_cl_<arrival><release>`.
+pub const BARRIER_LAB_CLUSTER: &[&str] =
+    &["lab_cl_hwhw", "lab_cl_hwds", "lab_cl_dsds", "lab_cl_dshw"];
+
+/// The lab's cluster probes (as [`BARRIER_LAB_PROBES`]): `csync` the cluster barrier
+/// (arrive.release + wait.acquire, every thread), `csync_rlx` with arrive.relaxed, `ds_ld` a
+/// load of the next block's shared word through shared::cluster, `fence_cl` fence.acq_rel.cluster.
+pub const BARRIER_LAB_CLUSTER_PROBES: &[&str] = &[
+    "lab_p_csync",
+    "lab_p_csync_rlx",
+    "lab_p_ds_ld",
+    "lab_p_fence_cl",
+];
+
+/// Runs lab kernel `variant` (one of [`BARRIER_LAB`] or [`BARRIER_LAB_PROBES`]) as
+/// [`run_barrier`] runs a kind (no clusters).
 pub fn run_barrier_lab(
     gpu: &Gpu,
     variant: &str,
@@ -171,10 +198,57 @@ pub fn run_barrier_lab(
     check: bool,
     watchdog: Watchdog,
 ) -> Result<BarrierRun> {
-    if !BARRIER_LAB.contains(&variant) {
+    run_barrier_lab_clustered(
+        gpu,
+        variant,
+        launched,
+        block_threads,
+        1,
+        rounds,
+        check,
+        watchdog,
+        &[],
+    )
+}
+
+/// [`run_barrier_lab`] with a cluster size (> 1: a kernel of [`BARRIER_LAB_CLUSTER`] or
+/// [`BARRIER_LAB_CLUSTER_PROBES`]) and further NVRTC options (e.g.
+/// `-DOCC_DISCOVERY_QUIET_NS=200000`).
+#[allow(clippy::too_many_arguments)]
+pub fn run_barrier_lab_clustered(
+    gpu: &Gpu,
+    variant: &str,
+    launched: usize,
+    block_threads: usize,
+    cluster: u32,
+    rounds: u32,
+    check: bool,
+    watchdog: Watchdog,
+    extra: &[&str],
+) -> Result<BarrierRun> {
+    let cluster = cluster.max(1);
+    let known: Vec<&str> = if cluster > 1 {
+        BARRIER_LAB_CLUSTER
+            .iter()
+            .chain(BARRIER_LAB_CLUSTER_PROBES)
+            .copied()
+            .collect()
+    } else {
+        BARRIER_LAB
+            .iter()
+            .chain(BARRIER_LAB_PROBES)
+            .copied()
+            .collect()
+    };
+    if !known.contains(&variant) {
         return Err(Error::InvalidLaunch(format!(
-            "no barrier lab kernel `{variant}` (known: {})",
-            BARRIER_LAB.join(", ")
+            "no barrier lab kernel `{variant}` for cluster size {cluster} (known: {})",
+            known.join(", ")
+        )));
+    }
+    if check && variant.starts_with("lab_p_") {
+        return Err(Error::InvalidLaunch(format!(
+            "`{variant}` is a probe, not a barrier: it cannot pass messages"
         )));
     }
     let kind = if variant.starts_with("lab_relay") {
@@ -182,7 +256,9 @@ pub fn run_barrier_lab(
     } else {
         BarrierKind::Replica
     };
-    let shape = (launched, block_threads, 1);
+    let shape = (launched, block_threads, cluster);
+    let mut opts = vec!["-DOCC_BARRIER_LAB"];
+    opts.extend_from_slice(extra);
     barrier_kernel(
         gpu,
         kind,
@@ -192,6 +268,7 @@ pub fn run_barrier_lab(
         rounds,
         check,
         watchdog,
+        &opts,
     )
 }
 
@@ -208,6 +285,7 @@ fn barrier_kernel(
     rounds: u32,
     check: bool,
     watchdog: Watchdog,
+    lab: &[&str],
 ) -> Result<BarrierRun> {
     let (launched, block_threads, cluster) = shape;
     if launched % cluster as usize != 0 {
@@ -215,11 +293,6 @@ fn barrier_kernel(
             "{launched} blocks are not a multiple of the cluster size {cluster}"
         )));
     }
-    let lab: &[&str] = if variant.is_some() {
-        &["-DOCC_BARRIER_LAB"]
-    } else {
-        &[]
-    };
     let compile =
         |regs| kernels::compile_with(gpu, "occupant_barrier.cu", BARRIER_CU, cluster, regs, lab);
     let mut m = compile(None)?;

@@ -65,6 +65,21 @@ impl MachineAbstraction {
             .unwrap_or(self.defaults.barrier)
     }
 
+    /// The fastest measured kind among those `allowed` accepts at the nearest measured shape
+    /// (kinds that use thread-block clusters only for shapes with the same cluster size);
+    /// None without a measurement of one.
+    pub fn barrier_for_where(
+        &self,
+        shape: LaunchShape,
+        allowed: impl Fn(BarrierKind) -> bool,
+    ) -> Option<BarrierKind> {
+        self.shapes
+            .best_where(ShapeClass::Barrier, shape, |k| {
+                BarrierKind::parse(k).is_some_and(&allowed)
+            })
+            .and_then(|(k, _)| BarrierKind::parse(k))
+    }
+
     /// The default mutex for `shape` (contending blocks, block size, cluster size), as
     /// [`MachineAbstraction::barrier_for`].
     pub fn mutex_for(&self, shape: LaunchShape) -> MutexKind {

@@ -6,7 +6,8 @@ use super::PrimitivesConfig;
 use crate::cuda::sync::builtin_shape_table;
 use crate::cuda::sync::kinds::BarrierKind;
 use crate::cuda::sync::run::{
-    run_barrier, run_barrier_lab, run_grid_sync, run_naive_barrier, BarrierRun, BARRIER_LAB,
+    run_barrier, run_barrier_lab, run_barrier_lab_clustered, run_grid_sync, run_naive_barrier,
+    BarrierRun, BARRIER_LAB, BARRIER_LAB_CLUSTER, BARRIER_LAB_CLUSTER_PROBES, BARRIER_LAB_PROBES,
 };
 use crate::cuda::{DeviceInfo, Gpu};
 use crate::model::{LaunchShape, ShapeClass, ShapeTable};
@@ -134,8 +135,18 @@ pub(super) fn measure(
             let (ns, run, err) = match d {
                 Design::Kind(kind, c) => match run_barrier(gpu, kind, b, t, c, r, false, w) {
                     Ok(run) => {
-                        let shape = LaunchShape::new(b, t).with_cluster(c);
-                        table.record(ShapeClass::Barrier, kind.name(), shape, run.ns_per_barrier);
+                        // A cluster launch may leave blocks out (at 16 blocks per SM only 8 are
+                        // resident in clusters on an H100): only a run over every launched
+                        // block stands for the shape.
+                        if run.participants == b {
+                            let shape = LaunchShape::new(b, t).with_cluster(c);
+                            table.record(
+                                ShapeClass::Barrier,
+                                kind.name(),
+                                shape,
+                                run.ns_per_barrier,
+                            );
+                        }
                         (Some(run.ns_per_barrier), Some(run), None)
                     }
                     Err(e) => (None, None, Some(e.to_string())),
@@ -165,7 +176,7 @@ pub(super) fn measure_lab(
         threads: 128,
     };
     for s in std::iter::once(&one).chain(shapes) {
-        for v in BARRIER_LAB {
+        for v in BARRIER_LAB.iter().chain(BARRIER_LAB_PROBES) {
             let (ns, run, err) =
                 match run_barrier_lab(gpu, v, s.blocks, s.threads, cfg.rounds, false, cfg.watchdog)
                 {
@@ -173,6 +184,59 @@ pub(super) fn measure_lab(
                     Err(e) => (None, None, Some(e.to_string())),
                 };
             out.push(point(s, v.to_string(), ns, run, err, log));
+        }
+    }
+    // Cluster launches: the cluster designs and probes in every shape the cluster size divides;
+    // one of them again with a 200 us discovery window (do clusters lose blocks to the window
+    // or to residency?).
+    let sizes: &[u32] = if cfg.barrier_lab_clusters {
+        &[2, 4, 8, 16]
+    } else {
+        &[]
+    };
+    for &c in sizes {
+        for s in shapes.iter().filter(|s| s.blocks % c as usize == 0) {
+            for v in BARRIER_LAB_CLUSTER.iter().chain(BARRIER_LAB_CLUSTER_PROBES) {
+                let (ns, run, err) = match run_barrier_lab_clustered(
+                    gpu,
+                    v,
+                    s.blocks,
+                    s.threads,
+                    c,
+                    cfg.rounds,
+                    false,
+                    cfg.watchdog,
+                    &[],
+                ) {
+                    Ok(run) => (Some(run.ns_per_barrier), Some(run), None),
+                    Err(e) => (None, None, Some(e.to_string())),
+                };
+                out.push(point(s, format!("{v} (cluster {c})"), ns, run, err, log));
+            }
+            let quiet = ["-DOCC_DISCOVERY_QUIET_NS=200000"];
+            let v = "lab_cl_dsds";
+            let (ns, run, err) = match run_barrier_lab_clustered(
+                gpu,
+                v,
+                s.blocks,
+                s.threads,
+                c,
+                cfg.rounds,
+                false,
+                cfg.watchdog,
+                &quiet,
+            ) {
+                Ok(run) => (Some(run.ns_per_barrier), Some(run), None),
+                Err(e) => (None, None, Some(e.to_string())),
+            };
+            out.push(point(
+                s,
+                format!("{v} (cluster {c}, quiet 200us)"),
+                ns,
+                run,
+                err,
+                log,
+            ));
         }
     }
     out
@@ -230,7 +294,7 @@ pub(super) fn summarise(
         let best = barrier
             .iter()
             .filter(here)
-            .filter(|b| b.run.is_some())
+            .filter(|b| b.run.is_some() && b.blocks == s.blocks)
             .min_by(|a, b| {
                 let (x, y) = (a.ns_per_barrier.unwrap_or(f64::MAX), b.ns_per_barrier);
                 x.total_cmp(&y.unwrap_or(f64::MAX))

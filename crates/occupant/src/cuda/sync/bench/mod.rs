@@ -42,6 +42,8 @@ pub struct PrimitivesConfig {
     pub barriers: bool,
     /// Also time the barrier lab's variants in every shape.
     pub barrier_lab: bool,
+    /// With the lab, also its cluster-launch designs and probes (clusters of 2 to 16).
+    pub barrier_lab_clusters: bool,
     /// Time the mutexes.
     pub mutexes: bool,
     /// Time the semaphores.
@@ -57,6 +59,7 @@ impl Default for PrimitivesConfig {
             ops: 200_000,
             barriers: true,
             barrier_lab: false,
+            barrier_lab_clusters: false,
             mutexes: true,
             semaphores: true,
             watchdog: Watchdog::default().with_timeout(Duration::from_secs(5)),

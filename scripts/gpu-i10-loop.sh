@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The GPU loop for the per-phase cost of the persistent and cooperative loops (issues 10 and
+# 12: the lean occ::PersistentKernel, the shape-aware barrier, the one-hop common case of the
+# resizing barrier, pagerank's tile hand-out), step 1 here: builds the CLI, the coop
+# experiments binary and the GPU tests that cover them (release, stripped) into a git-ignored
+# folder with a runner. Step 2, one device `run`:
+#   carry: [".gpu-loop"]   command: bash .gpu-loop/run.sh [steps...]   (about 5 minutes; at
+#   most 7 if every step ran into its limit)
+# Steps (default: tests cooptests primitives apps prsweep hier coop; each under its own `timeout`):
+#   tests       gpu_persistent (every barrier kind in occ::PersistentKernel, the shape-aware
+#               pick) and gpu_apps (every app x CUDA variant verified)
+#   cooptests   gpu_coop and gpu_coop_bfs (>= 1000 kill/fork cycles, 0 wrong)
+#   primitives  `bench primitives` barriers only (5000 per point), shape-table.json
+#   apps        `bench apps --interleave --runs 5` bfs/sssp/cc/pagerank x 4 inputs x
+#               multi-kernel, cooperative, occupancy-api, persistent, the default barrier
+#   prsweep     pagerank on rmat-22 and ba-4M, persistent vs multi-kernel, with 1 and 100 %
+#               of the tiles handed out statically (OCCUPANT_APP_DEFINES=-DOCC_APP_PR_STATIC=P;
+#               the default, 50, is in `apps`)
+#   hier        bfs/sssp/cc on the high-diameter inputs, persistent vs cooperative, with the
+#               hierarchical barrier (the old default)
+#   relay       bfs/sssp on the high-diameter inputs with --barrier relay
+#   coop        coop_cuda_experiments overhead: persistent / regular / query grid BFS and SSSP,
+#               4 interleaved repetitions of two launches each
+# Results: $OUT/results.tar.gz and $OUT/summary.txt.
+# Environment: GPU_DIR (default <repo>/.gpu-loop), CARGO_TARGET_DIR.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+dest="${GPU_DIR:-$root/.gpu-loop}"
+target="${CARGO_TARGET_DIR:-$root/target}"
+cd "$root"
+source scripts/gpu-bundle.sh
+gpu_bundle "$dest" occupant --test gpu_persistent --test gpu_coop -- occupant-apps --test gpu_apps --test gpu_coop_bfs
+cargo build --release -p occupant-apps --example coop_cuda_experiments
+cp "$target/release/examples/coop_cuda_experiments" "$dest/"
+strip --strip-debug "$dest/coop_cuda_experiments"
+cat >"$dest/run.sh" <<'RUN'
+#!/usr/bin/env bash
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+export CUDA_MODULE_LOADING=EAGER
+steps="${*:-tests cooptests primitives apps prsweep hier coop}"
+hd="--input grid:w=2048,h=2048,seed=1 --input stencil:w=1000,h=1000"
+ld="--input rmat:scale=22,ef=16,seed=1 --input ba:n=4000000,m=4,seed=1"
+for s in $steps; do
+  case $s in
+    tests)
+      step test-gpu_persistent 20 "$here/test-occupant-gpu_persistent" --test-threads=1 --nocapture
+      grep -E "test result|panicked|^test |shape-aware" "$res/test-gpu_persistent.log" >>"$sum"
+      step test-gpu_apps 45 "$here/test-occupant-apps-gpu_apps" --test-threads=1 --nocapture
+      grep -E "test result|panicked|FAILED" "$res/test-gpu_apps.log" >>"$sum" ;;
+    cooptests)
+      step test-gpu_coop 20 "$here/test-occupant-gpu_coop" --test-threads=1 --nocapture
+      grep -E "^test |test result|panicked|cycles" "$res/test-gpu_coop.log" >>"$sum"
+      step test-gpu_coop_bfs 20 "$here/test-occupant-apps-gpu_coop_bfs" --test-threads=1 --nocapture
+      grep -E "^test |test result|panicked|cycles" "$res/test-gpu_coop_bfs.log" >>"$sum" ;;
+    primitives)
+      step bench-primitives 35 "$here/occupant" bench primitives --backend cuda --out "$res/primitives" \
+        --no-semaphores --no-mutexes --rounds 5000 --shape-table "$res/shape-table.json"
+      grep -v "^  .*ns  (" "$res/bench-primitives.log" | tail -25 >>"$sum" ;;
+    apps)
+      step bench-apps 135 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp,cc,pagerank \
+        --variants cooperative,occupancy-api,persistent --out "$res/apps"
+      grep -E "geomean|FAILED|skipped|compiled" "$res/bench-apps.log" >>"$sum" ;;
+    prsweep)
+      for p in 1 100; do
+        export OCCUPANT_APP_DEFINES="-DOCC_APP_PR_STATIC=$p"
+        step "bench-pr-static-$p" 30 "$here/occupant" bench apps --interleave --runs 5 \
+          --apps pagerank $ld --variants persistent --out "$res/pr-static-$p"
+        unset OCCUPANT_APP_DEFINES
+        grep -E "persistent:|FAILED|skipped" "$res/bench-pr-static-$p.log" >>"$sum"
+      done ;;
+    hier)
+      step bench-hier 35 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp,cc $hd \
+        --variants cooperative,persistent --barrier hierarchical --out "$res/apps-hier"
+      grep -E "persistent:|cooperative:|FAILED|skipped|compiled" "$res/bench-hier.log" >>"$sum" ;;
+    relay)
+      step bench-relay 35 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp $hd \
+        --variants cooperative,occupancy-api,persistent --barrier relay --out "$res/apps-relay"
+      grep -E "geomean|FAILED|skipped|compiled" "$res/bench-relay.log" >>"$sum" ;;
+    coop)
+      step coop-overhead 65 "$here/coop_cuda_experiments" "$res/coop" overhead 4 grid:1000x1000
+      grep -E "slowdown|over_persistent|error|failed" "$res/coop-overhead.log" | cut -c1-600 >>"$sum" ;;
+    *) echo "unknown step $s" | tee -a "$sum" ;;
+  esac
+done
+tar -C "$res" -czf "$out/results.tar.gz" .
+cat "$sum"
+RUN
+chmod +x "$dest/run.sh"
+du -sh "$dest"
+ls -1 "$dest"
