@@ -423,7 +423,14 @@ pub fn run_suite(gpu: &Gpu, specs: &[KernelSpec], reps: usize) -> Result<Vec<Nes
         let (mut ok, mut worst) = compare(&spmd, &nested);
         let mut adaptive_ms = None;
         if s.adaptive {
-            let cfg = LaunchConfig::plain((s.outer.div_ceil(224)).clamp(1, 132 * 8), 256);
+            // Experiment (issue 8): OCCUPANT_NESTED_ADAPTIVE_GRID=chunk launches one block per
+            // chunk of 224 outer iterations instead of at most one wave (132 SMs x 8 blocks).
+            let cap = if std::env::var("OCCUPANT_NESTED_ADAPTIVE_GRID").as_deref() == Ok("chunk") {
+                65535
+            } else {
+                132 * 8
+            };
+            let cfg = LaunchConfig::plain((s.outer.div_ceil(224)).clamp(1, cap), 256);
             let a = run_version(
                 gpu,
                 &m,

@@ -110,6 +110,20 @@ enum : unsigned { MAX_WORKER_WARPS = 31u, WARP = 32u };
 /// data-sharing stack).
 enum : unsigned { INLINE_BYTES = 64u };
 
+/// The protocol of a fork and a join (scripts/forkjoin-cost-probe.cu times each choice).
+/// ARRIVE_PROTOCOL: the side that has nothing to wait for only arrives (`barrier.arrive`): the
+/// master arrives at the fork barrier (the pool is waiting there) and waits at the join, the
+/// workers wait at the fork and arrive at the join; every warp of the block arrives at the join
+/// (a warp the region does not need arrives as soon as it has read the descriptor), so both
+/// counts are the whole block. Otherwise both sides `barrier.sync` both barriers and the join
+/// counts only the region's warps and the master warp.
+/// MASTER_LANES_FOLLOW: lanes 1-31 of the master warp pass every fork and join barrier beside
+/// lane 0 (compute-sanitizer racecheck's model of a named barrier needs every counted thread to
+/// arrive); otherwise they exit at once (the hardware counts a warp when its non-exited threads
+/// arrived).
+constexpr bool ARRIVE_PROTOCOL = true;
+constexpr bool MASTER_LANES_FOLLOW = true;
+
 /// What the join does with the values a region's threads return (parallel_sum/min/max).
 enum : unsigned { RED_NONE = 0u, RED_SUM = 1u, RED_MIN = 2u, RED_MAX = 3u };
 
@@ -843,8 +857,15 @@ class Master {
     // Fork: barrier.sync, not arrive. The pool is already waiting (the previous region's warps
     // went back to it right after the join), so waiting costs the master next to nothing, and
     // the hand-off is a barrier.sync on both sides.
-    named_sync(POOL_BARRIER, workers_ + WARP);
-    named_sync(JOIN_BARRIER, warps * WARP + WARP);  // join: the active warps + the master warp
+    if constexpr (ARRIVE_PROTOCOL) {
+      // The pool waits at barrier 0 (sync): arriving releases it; the join waits for every
+      // warp (the region's when they finish, the others when they have read the descriptor).
+      named_arrive(POOL_BARRIER, workers_ + WARP);
+      named_sync(JOIN_BARRIER, workers_ + WARP);
+    } else {
+      named_sync(POOL_BARRIER, workers_ + WARP);
+      named_sync(JOIN_BARRIER, warps * WARP + WARP);  // join: the active warps + the master warp
+    }
     if constexpr (!detail::ConstCall<R>::value) {
       // Shared members: copy the region's copy back (a const region cannot have changed).
       if constexpr (detail::Fits<R>::value) {
@@ -883,10 +904,16 @@ __device__ void worker_loop(Team& team, unsigned tid) {
     Loaded l;
     load_slot(s, l);
     const unsigned id = l.head.x & 0xffffu;
-    if (id == 0u) return;            // termination
+    if (id == 0u) {                  // termination
+      if constexpr (ARRIVE_PROTOCOL) named_arrive(JOIN_BARRIER, pool);
+      return;
+    }
     const unsigned n = l.head.y;
     const unsigned warps = (n + 31u) / 32u;
-    if (warp >= warps) continue;     // not needed: back to the pool at once
+    if (warp >= warps) {             // not needed: back to the pool at once
+      if constexpr (ARRIVE_PROTOCOL) named_arrive(JOIN_BARRIER, pool);
+      continue;
+    }
     if (tid < n) {
       Thread t(team, tid, n, 1u);
       const bool known =
@@ -932,10 +959,14 @@ __device__ void worker_loop(Team& team, unsigned tid) {
       }
 #endif
     }
-    // The implicit barrier at the end: barrier.sync (not arrive) so that the hand-off of the
-    // region's writes to the master is a sync on both sides. The master is already waiting
-    // there, so this costs the workers nothing.
-    named_sync(JOIN_BARRIER, warps * WARP + WARP);
+    // The implicit barrier at the end. Arrive protocol: the master waits there, the workers
+    // only arrive (a release: the region's writes happen before the master's reads after the
+    // join) and go straight back to the pool. Otherwise a barrier.sync on both sides.
+    if constexpr (ARRIVE_PROTOCOL) {
+      named_arrive(JOIN_BARRIER, pool);
+    } else {
+      named_sync(JOIN_BARRIER, warps * WARP + WARP);
+    }
   }
 }
 
@@ -944,10 +975,19 @@ __device__ void worker_loop(Team& team, unsigned tid) {
 __device__ __forceinline__ void master_lanes(Team& team) {
   const unsigned pool = blockDim.x;
   for (unsigned forks = 1u;; ++forks) {
-    named_sync(POOL_BARRIER, pool);
-    const uint4 h = team.slot[forks & 1u].head;
-    if ((h.x & 0xffffu) == 0u) return;
-    named_sync(JOIN_BARRIER, ((h.y + 31u) / 32u) * WARP + WARP);
+    if constexpr (ARRIVE_PROTOCOL) {
+      // Both counts are the whole block: these lanes need the descriptor only to know when to
+      // stop, and read it after the join (lane 0 wrote it before both barriers; its next write
+      // to this slot is two forks later, after a join these lanes take part in).
+      named_arrive(POOL_BARRIER, pool);
+      named_sync(JOIN_BARRIER, pool);
+      if ((team.slot[forks & 1u].head.x & 0xffffu) == 0u) return;
+    } else {
+      named_sync(POOL_BARRIER, pool);
+      const uint4 h = team.slot[forks & 1u].head;
+      if ((h.x & 0xffffu) == 0u) return;
+      named_sync(JOIN_BARRIER, ((h.y + 31u) / 32u) * WARP + WARP);
+    }
   }
 }
 
@@ -971,7 +1011,7 @@ __device__ void run(Team& team, Serial&& serial) {
   const unsigned master_warp = blockDim.x / WARP - 1u;
   if (tid >> 5 == master_warp) {
     if ((tid & 31u) != 0u) {
-      detail::master_lanes(team);
+      if constexpr (MASTER_LANES_FOLLOW) detail::master_lanes(team);
       return;
     }
     team.workers = master_warp * WARP;
@@ -990,7 +1030,12 @@ __device__ void run(Team& team, Serial&& serial) {
     Master<Regions...> m(team);
     serial(m);
     team.slot[(m.forks() + 1u) & 1u].head.x = 0u;  // the next fork's slot says: terminate
-    named_sync(POOL_BARRIER, blockDim.x);           // terminate the pool
+    if constexpr (ARRIVE_PROTOCOL) {
+      named_arrive(POOL_BARRIER, blockDim.x);  // terminate the pool (it arrives at the join,
+      named_sync(JOIN_BARRIER, blockDim.x);    // where the master-warp lanes learn it)
+    } else {
+      named_sync(POOL_BARRIER, blockDim.x);  // terminate the pool
+    }
     return;
   }
   detail::worker_loop<Regions...>(team, tid);

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Issue 8, the fork/join cost probe bundle, step 1 (here): scripts/forkjoin-cost-probe.cu with
+# the device headers and four protocol variants of forkjoin.cuh (namespaces fj_sf, fj_sx,
+# fj_af, fj_ax: sync or arrive protocol x master lanes follow or exit), built by nvcc on the
+# GPU machine (a copy built here by the pip nvcc is the fallback), plus the CLI and the
+# gpu_forkjoin test executable of this tree (EPCC ours-only, nested, semantics, sanitizers).
+# Step 2, one device `run`:
+#   carry: [".gpu-fj"]   command: bash .gpu-fj/run.sh [steps...]
+# Steps (default all): probe tests bench nested sanitize. Results: $OUT/results.tar.gz,
+# $OUT/summary.txt. Environment: GPU_DIR (default <repo>/.gpu-fj), CARGO_TARGET_DIR, NO_CLI=1
+# (probe only).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+dest="${GPU_DIR:-$root/.gpu-fj}"
+cd "$root"
+if [[ -z "${NO_CLI:-}" ]]; then
+  source scripts/gpu-bundle.sh
+  gpu_bundle "$dest" occupant --test gpu_forkjoin
+else
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  git rev-parse HEAD >"$dest/COMMIT"
+  cp scripts/gpu-steps.sh "$dest/steps.sh"
+fi
+git diff --quiet HEAD -- crates/occupant/src/cuda/device scripts/forkjoin-cost-probe.cu ||
+  echo "dirty" >>"$dest/COMMIT"
+mkdir -p "$dest/device"
+cp crates/occupant/src/cuda/device/*.cuh "$dest/device/"
+for v in sf:false:true sx:false:false af:true:true ax:true:false; do
+  IFS=: read -r ns a f <<<"$v"
+  sed -e "s/^namespace fj {/namespace fj_$ns {/" -e "s/^}  \/\/ namespace fj\$/}  \/\/ namespace fj_$ns/" \
+    -e "s/^constexpr bool ARRIVE_PROTOCOL = [a-z]*;/constexpr bool ARRIVE_PROTOCOL = $a;/" \
+    -e "s/^constexpr bool MASTER_LANES_FOLLOW = [a-z]*;/constexpr bool MASTER_LANES_FOLLOW = $f;/" \
+    crates/occupant/src/cuda/device/forkjoin.cuh >"$dest/device/fj_$ns.cuh"
+  for want in "^namespace fj_$ns {" "// namespace fj_$ns" "ARRIVE_PROTOCOL = $a;" "MASTER_LANES_FOLLOW = $f;"; do
+    grep -q "$want" "$dest/device/fj_$ns.cuh" || { echo "variant $ns: no '$want'" >&2; exit 1; }
+  done
+done
+cp scripts/forkjoin-cost-probe.cu "$dest/probe.cu"
+nvcc_here=$(find "$root/.venv-nvrtc" -name nvcc -path '*bin*' | head -1)
+if [[ -n "$nvcc_here" ]]; then
+  PATH="$(dirname "$nvcc_here"):$PATH" nvcc -std=c++17 -arch=sm_90 -lineinfo -DFJ_VARIANTS \
+    -I"$dest/device" -o "$dest/probe-local" "$dest/probe.cu"
+  strip "$dest/probe-local" || true
+fi
+cat >"$dest/run.sh" <<'RUN'
+#!/usr/bin/env bash
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+steps="${*:-probe tests bench nested sanitize}"
+probe="$out/probe"
+for s in $steps; do
+  case $s in
+    probe)
+      step probe-build 150 nvcc -std=c++17 -arch=sm_90 -lineinfo -DFJ_VARIANTS -I"$here/device" -o "$probe" "$here/probe.cu"
+      tail -3 "$res/probe-build.log" >>"$sum"
+      if [[ ! -x "$probe" ]]; then cp "$here/probe-local" "$probe"; echo "using probe-local (built with pip nvcc 13.5)" >>"$sum"; fi
+      # One process per variant (a variant that hangs loses only itself), the unsafe one last.
+      n=$("$probe" --count)
+      for ((i = 0; i < n; i++)); do
+        timeout -k 2 20 "$probe" "#$i" >>"$res/probe-run.log" 2>&1 || echo "variant #$i: rc $?" >>"$res/probe-run.log"
+      done
+      grep -E "^fjprobe|^variant" "$res/probe-run.log" | sed 's/ ref_per_delay=[0-9. ]*//' >>"$sum"
+      tar -C "$res" -czf "$out/results.tar.gz" . ;;
+    tests)
+      step test-gpu_forkjoin 90 "$here/test-occupant-gpu_forkjoin" --test-threads=1 --nocapture
+      grep -E "^test |test result|panicked" "$res/test-gpu_forkjoin.log" >>"$sum" ;;
+    bench)
+      step bench-forkjoin 120 "$here/occupant" bench forkjoin --backend cuda --out "$res"
+      cat "$res/bench-forkjoin.log" >>"$sum" ;;
+    nested)
+      step bench-nested 150 "$here/occupant" bench nested --out "$res"
+      cat "$res/bench-nested.log" >>"$sum"
+      # The adaptive kernels with one block per chunk (no one-wave cap on the grid).
+      step bench-nested-chunkgrid 150 env OCCUPANT_NESTED_ADAPTIVE_GRID=chunk "$here/occupant" bench nested --out "$res/chunkgrid"
+      cat "$res/bench-nested-chunkgrid.log" >>"$sum" ;;
+    sanitize)
+      for tool in racecheck synccheck; do
+        step "sanitizer-$tool-forkjoin" 45 compute-sanitizer --tool $tool "$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --out "$res/sanitizer-$tool"
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|rror" "$res/sanitizer-$tool-forkjoin.log" | head -8 >>"$sum"
+        step "sanitizer-$tool-semantics" 45 compute-sanitizer --tool $tool "$here/test-occupant-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error|test result" "$res/sanitizer-$tool-semantics.log" | head -8 >>"$sum"
+        step "sanitizer-$tool-nested" 45 compute-sanitizer --tool $tool "$here/occupant" bench nested --small --reps 1 --out "$res/sanitizer-$tool"
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error" "$res/sanitizer-$tool-nested.log" | head -8 >>"$sum"
+        step "sanitizer-$tool-probe" 45 compute-sanitizer --tool $tool "$probe" "lib-fj:" 20 1
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error|BAD" "$res/sanitizer-$tool-probe.log" | head -8 >>"$sum"
+      done ;;
+    *) echo "unknown step $s" | tee -a "$sum" ;;
+  esac
+done
+tar -C "$res" -czf "$out/results.tar.gz" .
+cat "$sum"
+RUN
+chmod +x "$dest/run.sh"
+du -sh "$dest"
+ls -la "$dest"
