@@ -58,7 +58,7 @@ for s in $steps; do
       # One process per variant (a variant that hangs loses only itself), the unsafe one last.
       n=$("$probe" --count)
       for ((i = 0; i < n; i++)); do
-        timeout -k 2 20 "$probe" "#$i" >>"$res/probe-run.log" 2>&1 || echo "variant #$i: rc $?" >>"$res/probe-run.log"
+        timeout -k 2 8 "$probe" "#$i" >>"$res/probe-run.log" 2>&1 || echo "variant #$i: rc $?" >>"$res/probe-run.log"
       done
       grep -E "^fjprobe|^variant" "$res/probe-run.log" | sed 's/ ref_per_delay=[0-9. ]*//' >>"$sum"
       tar -C "$res" -czf "$out/results.tar.gz" . ;;
