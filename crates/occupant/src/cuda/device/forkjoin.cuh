@@ -579,7 +579,9 @@ struct IndexOf<T, R, Rs...> {
 };
 
 /// A descriptor slot as a worker loaded it: one round of 16-byte shared loads, issued together
-/// right after the fork barrier (volatile asm: not sunk into the branches that use them).
+/// right after the fork barrier. `ld.volatile`: with plain `ld.shared` ptxas sank the object's
+/// loads below the branch on the header's region id (a second, dependent shared round trip on
+/// every fork; a volatile load is neither dropped nor moved off a path).
 struct Loaded {
   uint4 head;
   uint4 body[INLINE_BYTES / 16u];
@@ -587,12 +589,12 @@ struct Loaded {
 
 __device__ __forceinline__ void load_slot(const Team::Slot& s, Loaded& l) {
   const unsigned a = (unsigned)__cvta_generic_to_shared(&s);
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(l.head.x), "=r"(l.head.y), "=r"(l.head.z), "=r"(l.head.w)
                : "r"(a));
 #pragma unroll
   for (unsigned i = 0; i < INLINE_BYTES / 16u; ++i) {
-    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+    asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(l.body[i].x), "=r"(l.body[i].y), "=r"(l.body[i].z), "=r"(l.body[i].w)
                  : "r"(a + 16u * (i + 1u)));
   }
