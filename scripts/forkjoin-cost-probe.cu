@@ -1,11 +1,13 @@
 // Fork/join cost probe (issue 8): times, in ONE GPU run, what a fork + join costs with several
-// hand-written protocols next to occ::fj as it is (and variants of it), so that the protocol the
-// library should use can be picked from one measurement. Built by nvcc on the GPU machine by
-// the bundle's run.sh (scripts/gpu-fj-probe.sh), against:
-//   forkjoin.cuh      occ::fj as in the tree                      (namespace occ::fj)
-//   fj_exit.cuh       the same, master-warp lanes 1-31 exit        (namespace occ::fjx)
+// hand-written protocols next to occ::fj as it is and an earlier occ::fj, so that the protocol
+// the library should use can be picked from one measurement. Built by nvcc (here or on the GPU
+// machine: scripts/gpu-fj-probe.sh) against the device headers and, with -DFJ_OLD, two copies
+// of an earlier forkjoin.cuh made by that script with sed (namespace renamed):
+//   fj_old.cuh   occ::fj_old   master lanes 1-31 follow fork and join from their own barrier
+//                              instructions (the design measured at 1dc2747)
+//   fj_oldx.cuh  occ::fj_oldx  the same with master lanes 1-31 exiting at once (a43bc78)
 // Every kernel: one block of 32 * (W + 1) threads, the last warp is the master (lane 0 times
-// with clock64). EPCC's method: a region runs fj_delay(d) in every worker; overhead per region
+// with clock64). EPCC's method: a region runs delay(d) in every worker; overhead per region
 // = (T(R regions) - T(R delays in serial code)) / R, in cycles. Printed as one line per
 // (variant, W, d): "fjprobe <variant> W=<w> d=<d> cycles_per_region=<x> check=<ok|BAD>".
 #include <cstdio>
@@ -402,15 +404,12 @@ __global__ void k_bar_poll(long long* out, int R, long long d) {
   }
 }
 
-// --- 8. the library: occ::fj as in the tree, and copies of it (made by the bundle script with
-// sed: namespace renamed, the protocol constants ARRIVE_PROTOCOL / MASTER_LANES_FOLLOW set):
-//   fj_sf.cuh  occ::fj_sf  sync fork + sync join, master lanes follow  (measured at 1dc2747)
-//   fj_sx.cuh  occ::fj_sx  sync fork + sync join, master lanes exit    (the design of a43bc78)
-//   fj_af.cuh  occ::fj_af  arrive protocol, master lanes follow
-//   fj_ax.cuh  occ::fj_ax  arrive protocol, master lanes exit
+// --- 8. the library: occ::fj as in the tree, occ::fj_old / fj_oldx (see the top).
 // KIND 0: parallel (a const region running the delay), 1: parallel_sum (each thread returns 1),
 // 2: one region of R user barriers (delay, barrier), 3: parallel of a non-const (shared
-// members, copied back) region.
+// members, copied back) region, 4: R / 100 regions of 100 user barriers each, after which
+// thread 0 sets a shared member that the master checks after the join (check=BAD: a join that
+// returned before the region ended; cycles_per_region is then per barrier).
 #define FJ_LIB(NS)                                                                        \
   namespace probe_##NS {                                                                  \
   struct Nop {                                                                            \
@@ -434,6 +433,19 @@ __global__ void k_bar_poll(long long* out, int R, long long d) {
       }                                                                                   \
     }                                                                                     \
   };                                                                                      \
+  /* thread 0 sets `done` after R team barriers: the master must see it after the join */ \
+  struct Late {                                                                           \
+    long long d;                                                                          \
+    int R;                                                                                \
+    int done;                                                                             \
+    __device__ void operator()(occ::NS::Thread& t) {                                      \
+      for (int r = 0; r < R; ++r) {                                                       \
+        delay(d);                                                                         \
+        t.barrier();                                                                      \
+      }                                                                                   \
+      if (t.thread_num() == 0u) done = 1;                                                 \
+    }                                                                                     \
+  };                                                                                      \
   struct Shared {                                                                         \
     long long d;                                                                          \
     int hits;                                                                             \
@@ -447,8 +459,8 @@ __global__ void k_bar_poll(long long* out, int R, long long d) {
     __shared__ occ::NS::Team team;                                                        \
     __shared__ alignas(16) unsigned char st[256];                                         \
     team.setup(st, sizeof st, nullptr, 0);                                                \
-    occ::NS::run<Nop, One, Bars, Shared>(                                                 \
-        team, [&](occ::NS::Master<Nop, One, Bars, Shared>& m) {                           \
+    occ::NS::run<Nop, One, Bars, Shared, Late>(                                           \
+        team, [&](occ::NS::Master<Nop, One, Bars, Shared, Late>& m) {                     \
           const long long ref = ref_time(R, d);                                           \
           long long total = 0;                                                            \
           Shared sh{d, 0};                                                                \
@@ -460,28 +472,31 @@ __global__ void k_bar_poll(long long* out, int R, long long d) {
             for (int r = 0; r < R; ++r) total += m.parallel_sum(m.max_threads(), One{d}); \
           } else if (KIND == 2) {                                                         \
             m.parallel(m.max_threads(), Bars{d, R});                                      \
-          } else {                                                                        \
+          } else if (KIND == 3) {                                                         \
             for (int r = 0; r < R; ++r) m.parallel(m.max_threads(), sh);                  \
+          } else {                                                                        \
+            for (int r = 0; r < R / 100; ++r) {                                           \
+              Late l{d, 100, 0};                                                          \
+              m.parallel(m.max_threads(), l);                                             \
+              total += l.done;                                                            \
+            }                                                                             \
           }                                                                               \
           out[0] = clock64() - c0;                                                        \
           out[1] = ref;                                                                   \
           out[2] = KIND == 1   ? (total == (long long)R * m.max_threads())                \
                    : KIND == 3 ? (sh.hits == R)                                           \
+                   : KIND == 4 ? (total == R / 100)                                       \
                                : 1;                                                       \
         });                                                                               \
   }                                                                                       \
   }
 
 FJ_LIB(fj)
-#ifdef FJ_VARIANTS
-#include "fj_sf.cuh"
-#include "fj_sx.cuh"
-#include "fj_af.cuh"
-#include "fj_ax.cuh"
-FJ_LIB(fj_sf)
-FJ_LIB(fj_sx)
-FJ_LIB(fj_af)
-FJ_LIB(fj_ax)
+#ifdef FJ_OLD
+#include "fj_old.cuh"
+#include "fj_oldx.cuh"
+FJ_LIB(fj_old)
+FJ_LIB(fj_oldx)
 #endif
 
 typedef void (*Kernel)(long long*, int, long long);
@@ -512,13 +527,12 @@ int main(int argc, char** argv) {
   {"lib-" #NS ":parallel", probe_##NS::k<0>},                    \
       {"lib-" #NS ":parallel_sum", probe_##NS::k<1>},            \
       {"lib-" #NS ":barrier-in-region", probe_##NS::k<2>},       \
-      {"lib-" #NS ":parallel(shared members)", probe_##NS::k<3>},
+      {"lib-" #NS ":parallel(shared members)", probe_##NS::k<3>},           \
+      {"lib-" #NS ":join-waits(shared member set after 100 team barriers)", probe_##NS::k<4>},
       FJ_LIB_ROWS(fj)
-#ifdef FJ_VARIANTS
-      FJ_LIB_ROWS(fj_sf)
-      FJ_LIB_ROWS(fj_sx)
-      FJ_LIB_ROWS(fj_af)
-      FJ_LIB_ROWS(fj_ax)
+#ifdef FJ_OLD
+      FJ_LIB_ROWS(fj_old)
+      FJ_LIB_ROWS(fj_oldx)
 #endif
       {"UNSAFE:lane0-arrive0,lanes1-31-sync0", k_mixed<3>},  // last: may hang
   };

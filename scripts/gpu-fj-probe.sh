@@ -6,7 +6,7 @@
 # gpu_forkjoin test executable of this tree (EPCC ours-only, nested, semantics, sanitizers).
 # Step 2, one device `run`:
 #   carry: [".gpu-fj"]   command: bash .gpu-fj/run.sh [steps...]
-# Steps (default all): probe tests bench nested sanitize unsafe. Results: $OUT/results.tar.gz,
+# Steps (default: all but unsafe): probe tests bench nested sanitize unsafe. Results: $OUT/results.tar.gz,
 # $OUT/summary.txt. Environment: GPU_DIR (default <repo>/.gpu-fj), CARGO_TARGET_DIR, NO_CLI=1
 # (probe only).
 set -euo pipefail
@@ -26,21 +26,22 @@ git diff --quiet HEAD -- crates/occupant/src/cuda/device scripts/forkjoin-cost-p
   echo "dirty" >>"$dest/COMMIT"
 mkdir -p "$dest/device"
 cp crates/occupant/src/cuda/device/*.cuh "$dest/device/"
-for v in sf:false:true sx:false:false af:true:true ax:true:false; do
-  IFS=: read -r ns a f <<<"$v"
-  sed -e "s/^namespace fj {/namespace fj_$ns {/" -e "s/^}  \/\/ namespace fj\$/}  \/\/ namespace fj_$ns/" \
-    -e "s/^constexpr bool ARRIVE_PROTOCOL = [a-z]*;/constexpr bool ARRIVE_PROTOCOL = $a;/" \
-    -e "s/^constexpr bool MASTER_LANES_FOLLOW = [a-z]*;/constexpr bool MASTER_LANES_FOLLOW = $f;/" \
-    crates/occupant/src/cuda/device/forkjoin.cuh >"$dest/device/fj_$ns.cuh"
-  for want in "^namespace fj_$ns {" "// namespace fj_$ns" "ARRIVE_PROTOCOL = $a;" "MASTER_LANES_FOLLOW = $f;"; do
-    grep -q "$want" "$dest/device/fj_$ns.cuh" || { echo "variant $ns: no '$want'" >&2; exit 1; }
-  done
+# The earlier library (main's forkjoin.cuh, or FJ_OLD_REF) as occ::fj_old, and as occ::fj_oldx
+# with master lanes 1-31 exiting at once.
+old_ref=${FJ_OLD_REF:-main}
+git show "$old_ref:crates/occupant/src/cuda/device/forkjoin.cuh" |
+  sed -e 's/^namespace fj {/namespace fj_old {/' -e 's/^}  \/\/ namespace fj$/}  \/\/ namespace fj_old/' >"$dest/device/fj_old.cuh"
+sed -e 's/namespace fj_old/namespace fj_oldx/' -e 's/detail::master_lanes(team);//' "$dest/device/fj_old.cuh" >"$dest/device/fj_oldx.cuh"
+for f in fj_old fj_oldx; do
+  grep -q "^namespace $f {" "$dest/device/$f.cuh" && grep -q "// namespace $f\$" "$dest/device/$f.cuh" ||
+    { echo "$f.cuh: namespace sed failed" >&2; exit 1; }
 done
+grep -q "detail::master_lanes(team);" "$dest/device/fj_oldx.cuh" && { echo "fj_oldx.cuh: lanes still follow" >&2; exit 1; }
 cp scripts/forkjoin-cost-probe.cu "$dest/probe.cu"
 cp bench/results/nvidia-h100/forkjoin/2026-11-23-i8-run1/logs/llvm-epcc_target.jsonl "$dest/"
 nvcc_here=$(find "$root/.venv-nvrtc" -name nvcc -path '*bin*' | head -1)
 if [[ -n "$nvcc_here" ]]; then
-  PATH="$(dirname "$nvcc_here"):$PATH" nvcc -std=c++17 -arch=sm_90 -lineinfo -DFJ_VARIANTS \
+  PATH="$(dirname "$nvcc_here"):$PATH" nvcc -std=c++17 -arch=sm_90 -lineinfo -DFJ_OLD \
     -I"$dest/device" -o "$dest/probe-local" "$dest/probe.cu"
   strip "$dest/probe-local" || true
 fi
@@ -48,7 +49,7 @@ cat >"$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-steps="${*:-probe tests bench nested sanitize unsafe}"
+steps="${*:-probe tests bench nested sanitize}"
 probe="$out/probe"
 t_start=$(date +%s)
 lib_ok=1  # cleared when the probe's library rows did not run (a hang): the CLI steps would hang too
@@ -67,22 +68,21 @@ for s in $steps; do
       # otherwise build with the device's nvcc.
       cp "$here/probe-local" "$probe"
       if ! timeout -k 2 15 "$probe" "#0" 200 1 | grep -q "check=ok"; then
-        step probe-build 150 nvcc -std=c++17 -arch=sm_90 -lineinfo -DFJ_VARIANTS -I"$here/device" -o "$probe" "$here/probe.cu"
+        step probe-build 150 nvcc -std=c++17 -arch=sm_90 -lineinfo -DFJ_OLD -I"$here/device" -o "$probe" "$here/probe.cu"
         tail -3 "$res/probe-build.log" >>"$sum"
       else
         echo "probe: the copy built here runs" >>"$sum"
       fi
-      # One process per variant (a variant that hangs loses only itself); the last variant
-      # (UNSAFE: mixed arrive/sync in one warp) runs as the run's last step.
-      n=$("$probe" --count)
-      for ((i = 0; i < n - 1; i++)); do
-        timeout -k 2 8 "$probe" "#$i" >>"$res/probe-run.log" 2>&1 || echo "variant #$i: rc $?" >>"$res/probe-run.log"
+      # One process per group of variants (a group that hangs loses only itself).
+      for f in "team_barrier" "sync0+sync1/master-converged" "sync0+sync1/master-lane0-apart" \
+        "sync0+sync1/master-lanes-exit" "arrive0+sync1/lanes-exit+slot" "lib-fj:" "lib-fj_old:" "lib-fj_oldx:"; do
+        timeout -k 2 10 "$probe" "$f" >>"$res/probe-run.log" 2>&1 || echo "variant $f: rc $?" >>"$res/probe-run.log"
       done
       grep -E "^fjprobe|^variant" "$res/probe-run.log" | sed 's/ ref_per_delay=[0-9. ]*//' >>"$sum"
       grep -q "^fjprobe lib-fj:parallel .*check=ok" "$res/probe-run.log" || lib_ok=0
       tar -C "$res" -czf "$out/results.tar.gz" . ;;
     unsafe)
-      step probe-unsafe 12 "$probe" "#$(($("$probe" --count) - 1))" 200 1
+      step probe-unsafe 12 "$probe" UNSAFE 200 1
       head -12 "$res/probe-unsafe.log" >>"$sum" ;;
     tests)
       step test-gpu_forkjoin 30 "$here/test-occupant-gpu_forkjoin" --test-threads=1 --nocapture
@@ -94,10 +94,7 @@ for s in $steps; do
       cat "$res/bench-forkjoin.log" >>"$sum" ;;
     nested)
       step bench-nested 40 "$here/occupant" bench nested --out "$res"
-      cat "$res/bench-nested.log" >>"$sum"
-      # The adaptive kernels with one block per chunk (no one-wave cap on the grid).
-      step bench-nested-chunkgrid 40 env OCCUPANT_NESTED_ADAPTIVE_GRID=chunk "$here/occupant" bench nested --out "$res/chunkgrid"
-      cat "$res/bench-nested-chunkgrid.log" >>"$sum" ;;
+      cat "$res/bench-nested.log" >>"$sum" ;;
     sanitize)
       # Most telling first; each sub-step skipped once the run is past 150 s.
       for job in racecheck:forkjoin racecheck:nested racecheck:semantics synccheck:forkjoin \

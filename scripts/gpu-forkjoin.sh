@@ -84,8 +84,8 @@ fi
 if want probe; then
 mkdir -p "$out/probe-exit"
 cp "$here/device/"*.cuh "$out/probe-exit/"
-sed -i 's/^constexpr bool MASTER_LANES_FOLLOW = true;/constexpr bool MASTER_LANES_FOLLOW = false;/' "$out/probe-exit/forkjoin.cuh"
-grep -q "MASTER_LANES_FOLLOW = false;" "$out/probe-exit/forkjoin.cuh" || echo "probe-exit: sed found no MASTER_LANES_FOLLOW = true" >>"$sum"
+grep -q "detail::master_lanes(blockDim.x);" "$out/probe-exit/forkjoin.cuh" || echo "probe-exit: no master_lanes call to remove" >>"$sum"
+sed -i 's/detail::master_lanes(blockDim.x);//' "$out/probe-exit/forkjoin.cuh"
 step probe-build 120 bash -c "nvcc -std=c++17 -arch=sm_90 -lineinfo -I'$here/device' -o '$out/probe' '$here/probe.cu' && nvcc -std=c++17 -arch=sm_90 -lineinfo -I'$out/probe-exit' -o '$out/probe-exit/probe' '$here/probe.cu'"
 tail -3 "$res/probe-build.log" >>"$sum"
 for p in "$out/probe" "$out/probe-exit/probe"; do

@@ -110,20 +110,6 @@ enum : unsigned { MAX_WORKER_WARPS = 31u, WARP = 32u };
 /// data-sharing stack).
 enum : unsigned { INLINE_BYTES = 64u };
 
-/// The protocol of a fork and a join (scripts/forkjoin-cost-probe.cu times each choice).
-/// ARRIVE_PROTOCOL: the side that has nothing to wait for only arrives (`barrier.arrive`): the
-/// master arrives at the fork barrier (the pool is waiting there) and waits at the join, the
-/// workers wait at the fork and arrive at the join; every warp of the block arrives at the join
-/// (a warp the region does not need arrives as soon as it has read the descriptor), so both
-/// counts are the whole block. Otherwise both sides `barrier.sync` both barriers and the join
-/// counts only the region's warps and the master warp.
-/// MASTER_LANES_FOLLOW: lanes 1-31 of the master warp pass every fork and join barrier beside
-/// lane 0 (compute-sanitizer racecheck's model of a named barrier needs every counted thread to
-/// arrive); otherwise they exit at once (the hardware counts a warp when its non-exited threads
-/// arrived).
-constexpr bool ARRIVE_PROTOCOL = true;
-constexpr bool MASTER_LANES_FOLLOW = true;
-
 /// What the join does with the values a region's threads return (parallel_sum/min/max).
 enum : unsigned { RED_NONE = 0u, RED_SUM = 1u, RED_MIN = 2u, RED_MAX = 3u };
 
@@ -162,7 +148,7 @@ struct Team {
   /// read after a join is written again two forks later, never right after the next fork
   /// barrier (compute-sanitizer racecheck reported that write-after-read across the single
   /// barrier between them when the master warp arrives at it split, lane 0 apart from 1-31).
-  unsigned long long part[2][MAX_WORKER_WARPS + 1u];
+  alignas(16) unsigned long long part[2][MAX_WORKER_WARPS + 1u];
   unsigned gen;             // forks before the serial code (the Master counts in a register)
   // Worksharing / reductions inside a region.
   unsigned long long ending;        // (gen << 32) | index of the last team barrier of region gen
@@ -671,30 +657,49 @@ struct Dispatch<I, R, Rs...> {
   }
 };
 
-/// The master's fold of the warps' partials after the join: blocks of 8 slots loaded together
-/// and folded as a tree (`fill` pads a block: the operator's identity, or a partial for the
-/// idempotent min and max).
+/// N partials (4- or 8-byte T) loaded with unconditional 16-byte shared loads, issued together,
+/// the slots past `warps` replaced by `fill`, folded as a tree.
+template <unsigned N, class Op, class T>
+__device__ __forceinline__ T fold_block(const T* p, unsigned warps, Op op, T fill) {
+  union {
+    uint4 w[N * sizeof(T) / 16u];
+    T t[N];
+  } u;
+  const uint4* q = reinterpret_cast<const uint4*>(p);
+#pragma unroll
+  for (unsigned i = 0; i < N * sizeof(T) / 16u; ++i) u.w[i] = q[i];
+  T v[N];
+#pragma unroll
+  for (unsigned i = 0; i < N; ++i) v[i] = i < warps ? u.t[i] : fill;
+#pragma unroll
+  for (unsigned h = N / 2u; h >= 1u; h >>= 1) {
+#pragma unroll
+    for (unsigned i = 0; i < h; ++i) v[i] = op(v[i], v[i + h]);
+  }
+  return v[0];
+}
+
+/// The master's fold of the warps' partials after the join (`fill` pads: the operator's
+/// identity, or a partial for the idempotent min and max). Up to 8 warps: 2 or 4 loads of 16
+/// bytes; more: 8 or 16, all issued together (the partial array is 16-byte aligned).
 template <class Op, class T>
 __device__ __forceinline__ T fold_partials(const Team& team, unsigned buf, unsigned warps, Op op,
                                            T fill) {
   const T* p = reinterpret_cast<const T*>(team.part[buf]);
-  T acc = fill;
-#pragma unroll
-  for (unsigned b = 0; b < 32u; b += 8u) {
-    if (b >= warps) break;
-    T v[8];
-#pragma unroll
-    for (unsigned i = 0; i < 8u; ++i) v[i] = b + i < warps ? p[b + i] : fill;
-#pragma unroll
-    for (unsigned h = 4u; h >= 1u; h >>= 1) {
-#pragma unroll
-      for (unsigned i = 0; i < h; ++i) v[i] = op(v[i], v[i + h]);
-    }
-    acc = b == 0u ? v[0] : op(acc, v[0]);
+  if constexpr (sizeof(T) == 4u || sizeof(T) == 8u) {
+    if (warps <= 8u) return fold_block<8u>(p, warps, op, fill);
+    return fold_block<32u>(p, warps, op, fill);
+  } else {
+    T acc = p[0];
+    for (unsigned w = 1u; w < warps; ++w) acc = op(acc, p[w]);
+    return acc;
   }
-  return acc;
 }
 
+}  // namespace detail
+
+namespace detail {
+__device__ __noinline__ unsigned master_warp_fork_join(unsigned join, unsigned pool);
 }  // namespace detail
 
 /// The serial code's handle (lane 0 of the master warp). `Regions...` are the region types
@@ -819,8 +824,9 @@ class Master {
     // After the join every active warp's partial is in team.part[fork & 1] (barrier 1 ordered
     // it).
     const unsigned buf = gen_ & 1u;
-    const T first = *reinterpret_cast<const T*>(team_.part[buf]);
-    return detail::fold_partials(team_, buf, warps, op, Op::id == RED_SUM ? T(0) : first);
+    // Padding: 0 for a sum; for min and max (idempotent) warp 0's partial, which is in the fold.
+    const T fill = Op::id == RED_SUM ? T(0) : *reinterpret_cast<const T*>(team_.part[buf]);
+    return detail::fold_partials(team_, buf, warps, op, fill);
   }
 
   /// Fork and join; returns the region's warps (0: it could not run).
@@ -859,15 +865,9 @@ class Master {
     // Fork: barrier.sync, not arrive. The pool is already waiting (the previous region's warps
     // went back to it right after the join), so waiting costs the master next to nothing, and
     // the hand-off is a barrier.sync on both sides.
-    if constexpr (ARRIVE_PROTOCOL) {
-      // The pool waits at barrier 0 (sync): arriving releases it; the join waits for every
-      // warp (the region's when they finish, the others when they have read the descriptor).
-      named_arrive(POOL_BARRIER, workers_ + WARP);
-      named_sync(JOIN_BARRIER, workers_ + WARP);
-    } else {
-      named_sync(POOL_BARRIER, workers_ + WARP);
-      named_sync(JOIN_BARRIER, warps * WARP + WARP);  // join: the active warps + the master warp
-    }
+    // Fork and join, with the master warp's lanes 1-31 at the same instructions (see
+    // detail::master_warp_fork_join): join = the active warps + the master warp.
+    detail::master_warp_fork_join(warps * WARP + WARP, workers_ + WARP);
     if constexpr (!detail::ConstCall<R>::value) {
       // Shared members: copy the region's copy back (a const region cannot have changed).
       if constexpr (detail::Fits<R>::value) {
@@ -906,16 +906,10 @@ __device__ void worker_loop(Team& team, unsigned tid) {
     Loaded l;
     load_slot(s, l);
     const unsigned id = l.head.x & 0xffffu;
-    if (id == 0u) {                  // termination
-      if constexpr (ARRIVE_PROTOCOL) named_arrive(JOIN_BARRIER, pool);
-      return;
-    }
+    if (id == 0u) return;            // termination
     const unsigned n = l.head.y;
     const unsigned warps = (n + 31u) / 32u;
-    if (warp >= warps) {             // not needed: back to the pool at once
-      if constexpr (ARRIVE_PROTOCOL) named_arrive(JOIN_BARRIER, pool);
-      continue;
-    }
+    if (warp >= warps) continue;     // not needed: back to the pool at once
     if (tid < n) {
       Thread t(team, tid, n, 1u);
       const bool known =
@@ -961,35 +955,37 @@ __device__ void worker_loop(Team& team, unsigned tid) {
       }
 #endif
     }
-    // The implicit barrier at the end. Arrive protocol: the master waits there, the workers
-    // only arrive (a release: the region's writes happen before the master's reads after the
-    // join) and go straight back to the pool. Otherwise a barrier.sync on both sides.
-    if constexpr (ARRIVE_PROTOCOL) {
-      named_arrive(JOIN_BARRIER, pool);
-    } else {
-      named_sync(JOIN_BARRIER, warps * WARP + WARP);
-    }
+    // The implicit barrier at the end: barrier.sync (not arrive) so that the hand-off of the
+    // region's writes to the master is a sync on both sides (compute-sanitizer racecheck does
+    // not order a barrier.arrive before the waiters' reads: it reported every parallel_sum
+    // partial when the workers arrived here, scripts/forkjoin-cost-probe.cu). The master is
+    // already waiting, so this costs the workers nothing.
+    named_sync(JOIN_BARRIER, warps * WARP + WARP);
   }
+}
+
+/// The master warp's side of a fork and its join, run by all 32 lanes of the master warp at the
+/// same instructions: lane 0 calls it from Master::fork (with the join's thread count), lanes
+/// 1-31 from master_lanes (they get lane 0's count from the shuffle); `join` 0 terminates the
+/// pool (fork barrier only). Not inlined, so that both callers reach one copy of these
+/// instructions: the shuffle's warp sync brings the two halves of the warp together, and the
+/// warp arrives at each barrier converged. (With lane 0 and lanes 1-31 reaching their own
+/// barrier instructions, every master barrier took the compiler's divergent path -
+/// `WARPSYNC.COLLECTIVE` around `BAR.SYNC` - measured at ~195 cycles per fork + join with one
+/// worker warp, ~120 with 31, on an H100; letting lanes 1-31 exit instead is not an option:
+/// the same probe saw the join of a region with team barriers return before the region ended.)
+/// Returns lane 0's `join` in every lane.
+__device__ __noinline__ unsigned master_warp_fork_join(unsigned join, unsigned pool) {
+  join = __shfl_sync(0xffffffffu, join, 0);
+  named_sync(POOL_BARRIER, pool);             // fork: the pool is waiting there
+  if (join != 0u) named_sync(JOIN_BARRIER, join);  // join: the region's warps + this warp
+  return join;
 }
 
 /// Lanes 1-31 of the master warp: they pass every fork and join barrier beside lane 0 (which
 /// runs the serial code), so that the master warp arrives at each with all its threads.
-__device__ __forceinline__ void master_lanes(Team& team) {
-  const unsigned pool = blockDim.x;
-  for (unsigned forks = 1u;; ++forks) {
-    if constexpr (ARRIVE_PROTOCOL) {
-      // Both counts are the whole block: these lanes need the descriptor only to know when to
-      // stop, and read it after the join (lane 0 wrote it before both barriers; its next write
-      // to this slot is two forks later, after a join these lanes take part in).
-      named_arrive(POOL_BARRIER, pool);
-      named_sync(JOIN_BARRIER, pool);
-      if ((team.slot[forks & 1u].head.x & 0xffffu) == 0u) return;
-    } else {
-      named_sync(POOL_BARRIER, pool);
-      const uint4 h = team.slot[forks & 1u].head;
-      if ((h.x & 0xffffu) == 0u) return;
-      named_sync(JOIN_BARRIER, ((h.y + 31u) / 32u) * WARP + WARP);
-    }
+__device__ __forceinline__ void master_lanes(unsigned pool) {
+  while (master_warp_fork_join(0u, pool) != 0u) {
   }
 }
 
@@ -1013,7 +1009,7 @@ __device__ void run(Team& team, Serial&& serial) {
   const unsigned master_warp = blockDim.x / WARP - 1u;
   if (tid >> 5 == master_warp) {
     if ((tid & 31u) != 0u) {
-      if constexpr (MASTER_LANES_FOLLOW) detail::master_lanes(team);
+      detail::master_lanes(blockDim.x);
       return;
     }
     team.workers = master_warp * WARP;
@@ -1032,12 +1028,7 @@ __device__ void run(Team& team, Serial&& serial) {
     Master<Regions...> m(team);
     serial(m);
     team.slot[(m.forks() + 1u) & 1u].head.x = 0u;  // the next fork's slot says: terminate
-    if constexpr (ARRIVE_PROTOCOL) {
-      named_arrive(POOL_BARRIER, blockDim.x);  // terminate the pool (it arrives at the join,
-      named_sync(JOIN_BARRIER, blockDim.x);    // where the master-warp lanes learn it)
-    } else {
-      named_sync(POOL_BARRIER, blockDim.x);  // terminate the pool
-    }
+    detail::master_warp_fork_join(0u, blockDim.x);  // terminate the pool and lanes 1-31
     return;
   }
   detail::worker_loop<Regions...>(team, tid);
