@@ -138,7 +138,7 @@ struct Team {
   /// waits for that warp.
   struct alignas(16) Slot {
     /// x: (reduction << 16) | (1 + index of the region type), 0 terminates the pool;
-    /// y: threads of the region; z, w: the region object's address when it is on the stack
+    /// y: threads of the region (0 when terminating); z, w: the region object's address when it is on the stack
     /// (low, high word), 0 when it is inline in `body`.
     uint4 head;
     uint4 body[INLINE_BYTES / 16u];  // the region object, when it fits
@@ -573,8 +573,7 @@ struct Loaded {
   uint4 body[INLINE_BYTES / 16u];
 };
 
-__device__ __forceinline__ void load_slot(const Team::Slot& s, Loaded& l) {
-  const unsigned a = (unsigned)__cvta_generic_to_shared(&s);
+__device__ __forceinline__ void load_slot(unsigned a, Loaded& l) {
   asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(l.head.x), "=r"(l.head.y), "=r"(l.head.z), "=r"(l.head.w)
                : "r"(a));
@@ -900,16 +899,20 @@ template <class... Regions>
 __device__ void worker_loop(Team& team, unsigned tid) {
   const unsigned warp = tid >> 5;
   const unsigned pool = blockDim.x;  // (not team.workers: the master may not have written it yet)
+  // The slots' shared address, once, kept in a register (an opaque copy: otherwise ptxas
+  // recomputes it after each fork barrier, an S2R of the CTA's shared window on every fork's
+  // path before the descriptor loads).
+  unsigned slots;
+  asm volatile("mov.u32 %0, %1;" : "=r"(slots) : "r"((unsigned)__cvta_generic_to_shared(&team.slot[0])));
   for (unsigned forks = 1u;; ++forks) {
     named_sync(POOL_BARRIER, pool);  // wait for work (orders the master's writes before)
     Team::Slot& s = team.slot[forks & 1u];
     Loaded l;
-    load_slot(s, l);
+    load_slot(slots + (forks & 1u) * (unsigned)sizeof(Team::Slot), l);
     const unsigned id = l.head.x & 0xffffu;
-    if (id == 0u) return;            // termination
-    const unsigned n = l.head.y;
+    const unsigned n = l.head.y;     // 0 in a terminating descriptor (id 0)
     const unsigned warps = (n + 31u) / 32u;
-    if (warp >= warps) continue;     // not needed: back to the pool at once
+    // A thread of the region first (the common case: one test on its way to the body).
     if (tid < n) {
       Thread t(team, tid, n, 1u);
       const bool known =
@@ -944,6 +947,8 @@ __device__ void worker_loop(Team& team, unsigned tid) {
       }
 #endif
     } else {
+      if (id == 0u) return;         // termination
+      if (warp >= warps) continue;  // not needed: back to the pool at once
       // Idle lanes of the partial last warp (tid >= n): pass team barriers until the region
       // ends, so that the active lanes of this warp see it arrive at each of theirs. (The
       // debug mode's software barrier counts threads, not warps: idle lanes take no part.)
@@ -1013,8 +1018,8 @@ __device__ void run(Team& team, Serial&& serial) {
       return;
     }
     team.workers = master_warp * WARP;
-    team.slot[0].head.x = 0u;
-    team.slot[1].head.x = 0u;
+    team.slot[0].head = make_uint4(0u, 0u, 0u, 0u);
+    team.slot[1].head = make_uint4(0u, 0u, 0u, 0u);
     team.gen = 0u;
     team.ending = 0ull;
     team.dyn_next[0] = 0ull;
@@ -1027,7 +1032,8 @@ __device__ void run(Team& team, Serial&& serial) {
     team.dbg_errors = 0u;
     Master<Regions...> m(team);
     serial(m);
-    team.slot[(m.forks() + 1u) & 1u].head.x = 0u;  // the next fork's slot says: terminate
+    // The next fork's slot says: terminate (id 0, no threads).
+    team.slot[(m.forks() + 1u) & 1u].head = make_uint4(0u, 0u, 0u, 0u);
     detail::master_warp_fork_join(0u, blockDim.x);  // terminate the pool and lanes 1-31
     return;
   }
