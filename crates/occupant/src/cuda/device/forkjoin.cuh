@@ -656,6 +656,23 @@ struct Dispatch<I, R, Rs...> {
   }
 };
 
+/// v[0] = fold of v[0 .. 2H) as a tree (levels as template recursion: a loop over the levels
+/// was not unrolled for 32 values, and the array went to local memory).
+template <unsigned H>
+struct Tree {
+  template <class T, class Op>
+  __device__ static __forceinline__ void fold(T* v, Op op) {
+#pragma unroll
+    for (unsigned i = 0; i < H; ++i) v[i] = op(v[i], v[i + H]);
+    Tree<H / 2u>::fold(v, op);
+  }
+};
+template <>
+struct Tree<0u> {
+  template <class T, class Op>
+  __device__ static __forceinline__ void fold(T*, Op) {}
+};
+
 /// N partials (4- or 8-byte T) loaded with unconditional 16-byte shared loads, issued together,
 /// the slots past `warps` replaced by `fill`, folded as a tree.
 template <unsigned N, class Op, class T>
@@ -670,11 +687,7 @@ __device__ __forceinline__ T fold_block(const T* p, unsigned warps, Op op, T fil
   T v[N];
 #pragma unroll
   for (unsigned i = 0; i < N; ++i) v[i] = i < warps ? u.t[i] : fill;
-#pragma unroll
-  for (unsigned h = N / 2u; h >= 1u; h >>= 1) {
-#pragma unroll
-    for (unsigned i = 0; i < h; ++i) v[i] = op(v[i], v[i + h]);
-  }
+  Tree<N / 2u>::fold(v, op);
   return v[0];
 }
 
