@@ -1050,7 +1050,7 @@ __device__ __forceinline__ void master_lanes(unsigned pool) {
 /// call it as the kernel's last statement, from every thread. `serial(m)` runs on lane 0 of the
 /// master warp with an occ::fj::Master<Regions...>& m (name the type: NVRTC 13.0 rejects a
 /// generic `[&](auto& m)` lambda at kernel scope); the other master lanes follow the forks and
-/// joins. Returns (in every thread) when the serial code has returned and the pool has ended.
+/// joins (waiting at a warp sync meanwhile: no full-mask warp collective in serial code). Returns (in every thread) when the serial code has returned and the pool has ended.
 template <class... Regions, class Serial>
 __device__ void run(Team& team, Serial&& serial) {
   if (blockDim.x % WARP != 0u || blockDim.x < 2u * WARP ||
