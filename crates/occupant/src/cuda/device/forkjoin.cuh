@@ -12,8 +12,9 @@
 // wait in a pool on named barrier 0. When the master reaches a parallel region it writes the
 // fork descriptor (one 16-byte store) and the region object (16-byte stores) into one of two
 // descriptor slots in shared memory and syncs on barrier 0 (the pool is already there), which
-// releases the pool; every worker loads the whole slot in one round of 16-byte shared loads,
-// the warps that the region needs run it, the others go straight back to the pool. At the end
+// releases the pool; every worker loads the header and the words of a const region object in
+// one round of shared loads, the warps that the region needs run it, the others go straight
+// back to the pool. At the end
 // of the region the active warps sync on barrier 1 (the join) with the master warp. A region
 // costs the master a few shared stores, a call, a warp shuffle and two barrier.sync; a worker
 // one barrier.sync, one round of shared loads and the join. Every hand-off is a barrier.sync
@@ -946,7 +947,9 @@ __device__ void worker_loop(Team& team, unsigned tid) {
   // recomputes it after each fork barrier, an S2R of the CTA's shared window on every fork's
   // path before the descriptor loads).
   unsigned slots;
-  asm volatile("mov.u32 %0, %1;" : "=r"(slots) : "r"((unsigned)__cvta_generic_to_shared(&team.slot[0])));
+  asm volatile("mov.u32 %0, %1;"
+               : "=r"(slots)
+               : "r"((unsigned)__cvta_generic_to_shared(&team.slot[0])));
   for (unsigned forks = 1u;; ++forks) {
     // This fork's slot address, computed before the barrier (opaque copy: ptxas otherwise
     // puts the arithmetic after it, on the path to the descriptor loads).
@@ -1050,7 +1053,8 @@ __device__ __forceinline__ void master_lanes(unsigned pool) {
 /// call it as the kernel's last statement, from every thread. `serial(m)` runs on lane 0 of the
 /// master warp with an occ::fj::Master<Regions...>& m (name the type: NVRTC 13.0 rejects a
 /// generic `[&](auto& m)` lambda at kernel scope); the other master lanes follow the forks and
-/// joins (waiting at a warp sync meanwhile: no full-mask warp collective in serial code). Returns (in every thread) when the serial code has returned and the pool has ended.
+/// joins (waiting at a warp sync meanwhile: no full-mask warp collective in serial code).
+/// Returns (in every thread) when the serial code has returned and the pool has ended.
 template <class... Regions, class Serial>
 __device__ void run(Team& team, Serial&& serial) {
   if (blockDim.x % WARP != 0u || blockDim.x < 2u * WARP ||
