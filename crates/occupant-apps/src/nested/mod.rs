@@ -423,7 +423,11 @@ pub fn run_suite(gpu: &Gpu, specs: &[KernelSpec], reps: usize) -> Result<Vec<Nes
         let (mut ok, mut worst) = compare(&spmd, &nested);
         let mut adaptive_ms = None;
         if s.adaptive {
-            let cfg = LaunchConfig::plain((s.outer.div_ceil(224)).clamp(1, 132 * 8), 256);
+            // One block per chunk of 224 outer iterations (a region each), as many blocks as
+            // the SPMD version would need: on an H100 bfs went from 0.82x to 0.91x of SPMD and
+            // kmeans from 0.78x to 0.84x against a grid capped at one wave (132 SMs x 8 blocks),
+            // whose blocks loop over several chunks and finish unevenly.
+            let cfg = LaunchConfig::plain(s.outer.div_ceil(224).clamp(1, 65535), 256);
             let a = run_version(
                 gpu,
                 &m,

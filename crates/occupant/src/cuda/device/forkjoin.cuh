@@ -4,17 +4,21 @@
 //
 // A block of 32 * (W + 1) threads (1 <= W <= 31) is split into W worker warps and one master
 // warp, the last. Lane 0 of the master warp runs the serial code; the other 31 lanes of the
-// master warp follow it through every fork and join barrier (they run no user code), so each
-// named barrier's thread count equals the threads that arrive at it (no exited thread is
-// counted: what compute-sanitizer racecheck's model of a named barrier needs). The worker warps
+// master warp run no user code but meet lane 0 at every fork and join, in one non-inlined
+// function whose barrier instructions the whole master warp executes together, converged
+// (detail::master_warp_fork_join): no thread of a counted warp has exited (with lanes 1-31
+// exited, a join was measured returning before its region ended) and the master's barriers
+// avoid the divergent-barrier path (~120-195 cycles per region on an H100). The worker warps
 // wait in a pool on named barrier 0. When the master reaches a parallel region it writes the
 // fork descriptor (one 16-byte store) and the region object (16-byte stores) into one of two
 // descriptor slots in shared memory and syncs on barrier 0 (the pool is already there), which
-// releases the pool; every worker loads the whole slot in one round of 16-byte shared loads,
-// the warps that the region needs run it, the others go straight back to the pool. At the end
+// releases the pool; every worker loads the header and the words of a const region object in
+// one round of shared loads, the warps that the region needs run it, the others go straight
+// back to the pool. At the end
 // of the region the active warps sync on barrier 1 (the join) with the master warp. A region
-// costs the master two barrier.sync and a few shared stores; a worker one barrier.sync, one
-// round of shared loads and the join. Every hand-off is a barrier.sync on both sides.
+// costs the master a few shared stores, a call, a warp shuffle and two barrier.sync; a worker
+// one barrier.sync, one round of shared loads and the join. Every hand-off is a barrier.sync
+// on both sides (barrier.arrive was measured slower here, and racecheck does not order it).
 //
 //   named barrier  participants                      used for
 //   -------------  --------------------------------  -------------------------------------------
@@ -138,17 +142,22 @@ struct Team {
   /// waits for that warp.
   struct alignas(16) Slot {
     /// x: (reduction << 16) | (1 + index of the region type), 0 terminates the pool;
-    /// y: threads of the region; z, w: the region object's address when it is on the stack
-    /// (low, high word), 0 when it is inline in `body`.
+    /// y: threads of the region (0 when terminating); z, w: the region object's address when
+    /// it is on the stack (low, high word), 0 when it is inline.
     uint4 head;
-    uint4 body[INLINE_BYTES / 16u];  // the region object, when it fits
+    /// A const region object that fits: the workers load it into registers with the header.
+    uint4 body[INLINE_BYTES / 16u];
+    /// A non-const region object that fits: the region's threads share this copy (kept apart
+    /// from `body`, which every worker loads after the fork while such a region may already
+    /// be writing its members).
+    uint4 mut[INLINE_BYTES / 16u];
   } slot[2];
   /// Per-warp partials of parallel_sum/min/max (lane 0 of each active warp writes its warp's,
   /// the master folds them after the join), in buffer (fork number & 1): a buffer the master
   /// read after a join is written again two forks later, never right after the next fork
   /// barrier (compute-sanitizer racecheck reported that write-after-read across the single
   /// barrier between them when the master warp arrives at it split, lane 0 apart from 1-31).
-  unsigned long long part[2][MAX_WORKER_WARPS + 1u];
+  alignas(16) unsigned long long part[2][MAX_WORKER_WARPS + 1u];
   unsigned gen;             // forks before the serial code (the Master counts in a register)
   // Worksharing / reductions inside a region.
   unsigned long long ending;        // (gen << 32) | index of the last team barrier of region gen
@@ -564,23 +573,30 @@ struct IndexOf<T, R, Rs...> {
   static constexpr unsigned value = same ? 0u : 1u + IndexOf<T, Rs...>::value;
 };
 
-/// A descriptor slot as a worker loaded it: one round of 16-byte shared loads, issued together
-/// right after the fork barrier (volatile asm: not sunk into the branches that use them).
+/// A descriptor slot as a worker loaded it: the header's first 8 bytes and the first `N`
+/// 16-byte words of `body` (N: the largest const inline region of the run's list), issued
+/// together right after the fork barrier. `ld.volatile`: with plain `ld.shared` ptxas sank the
+/// object's loads below the branch on the region id (a second, dependent shared round trip on
+/// every fork; a volatile load is neither dropped nor moved off a path) - but then every load
+/// is paid by every worker warp on every fork (loading all 80 bytes: +140 cycles per region
+/// with 31 worker warps on an H100), hence only the words some region needs.
 struct Loaded {
-  uint4 head;
+  uint2 head;  // x, y of the slot header (z, w are read only for regions on the stack)
   uint4 body[INLINE_BYTES / 16u];
 };
 
-__device__ __forceinline__ void load_slot(const Team::Slot& s, Loaded& l) {
-  const unsigned a = (unsigned)__cvta_generic_to_shared(&s);
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(l.head.x), "=r"(l.head.y), "=r"(l.head.z), "=r"(l.head.w)
+template <unsigned N>
+__device__ __forceinline__ void load_slot(unsigned a, Loaded& l) {
+  asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];"
+               : "=r"(l.head.x), "=r"(l.head.y)
                : "r"(a));
+  if constexpr (N > 0u) {  // (N = 0: no const inline region in the list)
 #pragma unroll
-  for (unsigned i = 0; i < INLINE_BYTES / 16u; ++i) {
-    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(l.body[i].x), "=r"(l.body[i].y), "=r"(l.body[i].z), "=r"(l.body[i].w)
-                 : "r"(a + 16u * (i + 1u)));
+    for (unsigned i = 0; i < N; ++i) {
+      asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(l.body[i].x), "=r"(l.body[i].y), "=r"(l.body[i].z), "=r"(l.body[i].w)
+                   : "r"(a + 16u * (i + 1u)));
+    }
   }
 }
 
@@ -624,9 +640,10 @@ __device__ __forceinline__ void run_region(Team& team, Team::Slot& s, const Load
     const Words<R> u(l.body);
     invoke(team, t, red, buf, u.r);
   } else if constexpr (Fits<R>::value) {
-    invoke(team, t, red, buf, *reinterpret_cast<R*>(&s.body[0]));
+    invoke(team, t, red, buf, *reinterpret_cast<R*>(&s.mut[0]));
   } else {
-    R* p = reinterpret_cast<R*>(((unsigned long long)l.head.w << 32) | l.head.z);
+    const uint2 at = *reinterpret_cast<const uint2*>(&s.head.z);
+    R* p = reinterpret_cast<R*>(((unsigned long long)at.y << 32) | at.x);
     if constexpr (ConstCall<R>::value) {
       invoke(team, t, red, buf, *static_cast<const R*>(p));
     } else {
@@ -634,6 +651,20 @@ __device__ __forceinline__ void run_region(Team& team, Team::Slot& s, const Load
     }
   }
 }
+
+/// 16-byte words of the largest const region that travels inside the slot, over a run's list
+/// (what a worker loads with the header on every fork).
+template <class... Rs>
+struct BodyWords {
+  static constexpr unsigned value = 0u;
+};
+template <class R, class... Rs>
+struct BodyWords<R, Rs...> {
+  static constexpr unsigned own =
+      Fits<R>::value && ConstCall<R>::value ? (unsigned)((sizeof(R) + 15u) / 16u) : 0u;
+  static constexpr unsigned rest = BodyWords<Rs...>::value;
+  static constexpr unsigned value = own > rest ? own : rest;
+};
 
 template <unsigned I, class... Rs>
 struct Dispatch {
@@ -655,30 +686,62 @@ struct Dispatch<I, R, Rs...> {
   }
 };
 
-/// The master's fold of the warps' partials after the join: blocks of 8 slots loaded together
-/// and folded as a tree (`fill` pads a block: the operator's identity, or a partial for the
-/// idempotent min and max).
+/// v[0] = fold of v[0 .. 2H) as a tree (levels as template recursion: a loop over the levels
+/// was not unrolled for 32 values, and the array went to local memory).
+template <unsigned H>
+struct Tree {
+  template <class T, class Op>
+  __device__ static __forceinline__ void fold(T* v, Op op) {
+#pragma unroll
+    for (unsigned i = 0; i < H; ++i) v[i] = op(v[i], v[i + H]);
+    Tree<H / 2u>::fold(v, op);
+  }
+};
+template <>
+struct Tree<0u> {
+  template <class T, class Op>
+  __device__ static __forceinline__ void fold(T*, Op) {}
+};
+
+/// N partials (4- or 8-byte T) loaded with unconditional 16-byte shared loads, issued together,
+/// the slots past `warps` replaced by `fill`, folded as a tree.
+template <unsigned N, class Op, class T>
+__device__ __forceinline__ T fold_block(const T* p, unsigned warps, Op op, T fill) {
+  union {
+    uint4 w[N * sizeof(T) / 16u];
+    T t[N];
+  } u;
+  const uint4* q = reinterpret_cast<const uint4*>(p);
+#pragma unroll
+  for (unsigned i = 0; i < N * sizeof(T) / 16u; ++i) u.w[i] = q[i];
+  T v[N];
+#pragma unroll
+  for (unsigned i = 0; i < N; ++i) v[i] = i < warps ? u.t[i] : fill;
+  Tree<N / 2u>::fold(v, op);
+  return v[0];
+}
+
+/// The master's fold of the warps' partials after the join (`fill` pads: the operator's
+/// identity, or a partial for the idempotent min and max). Up to 8 warps: 2 or 4 loads of 16
+/// bytes; more: 8 or 16, all issued together (the partial array is 16-byte aligned).
 template <class Op, class T>
 __device__ __forceinline__ T fold_partials(const Team& team, unsigned buf, unsigned warps, Op op,
                                            T fill) {
   const T* p = reinterpret_cast<const T*>(team.part[buf]);
-  T acc = fill;
-#pragma unroll
-  for (unsigned b = 0; b < 32u; b += 8u) {
-    if (b >= warps) break;
-    T v[8];
-#pragma unroll
-    for (unsigned i = 0; i < 8u; ++i) v[i] = b + i < warps ? p[b + i] : fill;
-#pragma unroll
-    for (unsigned h = 4u; h >= 1u; h >>= 1) {
-#pragma unroll
-      for (unsigned i = 0; i < h; ++i) v[i] = op(v[i], v[i + h]);
-    }
-    acc = b == 0u ? v[0] : op(acc, v[0]);
+  if constexpr (sizeof(T) == 4u || sizeof(T) == 8u) {
+    if (warps <= 8u) return fold_block<8u>(p, warps, op, fill);
+    return fold_block<32u>(p, warps, op, fill);
+  } else {
+    T acc = p[0];
+    for (unsigned w = 1u; w < warps; ++w) acc = op(acc, p[w]);
+    return acc;
   }
-  return acc;
 }
 
+}  // namespace detail
+
+namespace detail {
+__device__ __noinline__ unsigned master_warp_fork_join(unsigned join, unsigned pool);
 }  // namespace detail
 
 /// The serial code's handle (lane 0 of the master warp). `Regions...` are the region types
@@ -803,8 +866,9 @@ class Master {
     // After the join every active warp's partial is in team.part[fork & 1] (barrier 1 ordered
     // it).
     const unsigned buf = gen_ & 1u;
-    const T first = *reinterpret_cast<const T*>(team_.part[buf]);
-    return detail::fold_partials(team_, buf, warps, op, Op::id == RED_SUM ? T(0) : first);
+    // Padding: 0 for a sum; for min and max (idempotent) warp 0's partial, which is in the fold.
+    const T fill = Op::id == RED_SUM ? T(0) : *reinterpret_cast<const T*>(team_.part[buf]);
+    return detail::fold_partials(team_, buf, warps, op, fill);
   }
 
   /// Fork and join; returns the region's warps (0: it could not run).
@@ -825,8 +889,9 @@ class Master {
     R* copy = nullptr;
     if constexpr (detail::Fits<R>::value) {
       const detail::Words<R> u(body);
+      uint4* to = detail::ConstCall<R>::value ? s.body : s.mut;
 #pragma unroll
-      for (unsigned i = 0; i < (sizeof(R) + 15u) / 16u; ++i) s.body[i] = u.w[i];
+      for (unsigned i = 0; i < (sizeof(R) + 15u) / 16u; ++i) to[i] = u.w[i];
     } else {
       copy = push<R>(1u);
       if (copy == nullptr) return 0u;
@@ -843,12 +908,13 @@ class Master {
     // Fork: barrier.sync, not arrive. The pool is already waiting (the previous region's warps
     // went back to it right after the join), so waiting costs the master next to nothing, and
     // the hand-off is a barrier.sync on both sides.
-    named_sync(POOL_BARRIER, workers_ + WARP);
-    named_sync(JOIN_BARRIER, warps * WARP + WARP);  // join: the active warps + the master warp
+    // Fork and join, with the master warp's lanes 1-31 at the same instructions (see
+    // detail::master_warp_fork_join): join = the active warps + the master warp.
+    detail::master_warp_fork_join(warps * WARP + WARP, workers_ + WARP);
     if constexpr (!detail::ConstCall<R>::value) {
       // Shared members: copy the region's copy back (a const region cannot have changed).
       if constexpr (detail::Fits<R>::value) {
-        const detail::Words<R> u(&s.body[0]);
+        const detail::Words<R> u(&s.mut[0]);
         detail::copy_region(&body, &u.r);
       } else {
         detail::copy_region(&body, copy);
@@ -877,16 +943,28 @@ template <class... Regions>
 __device__ void worker_loop(Team& team, unsigned tid) {
   const unsigned warp = tid >> 5;
   const unsigned pool = blockDim.x;  // (not team.workers: the master may not have written it yet)
+  // The slots' shared address, once, kept in a register (an opaque copy: otherwise ptxas
+  // recomputes it after each fork barrier, an S2R of the CTA's shared window on every fork's
+  // path before the descriptor loads).
+  unsigned slots;
+  asm volatile("mov.u32 %0, %1;"
+               : "=r"(slots)
+               : "r"((unsigned)__cvta_generic_to_shared(&team.slot[0])));
   for (unsigned forks = 1u;; ++forks) {
+    // This fork's slot address, computed before the barrier (opaque copy: ptxas otherwise
+    // puts the arithmetic after it, on the path to the descriptor loads).
+    unsigned at;
+    asm volatile("mov.u32 %0, %1;"
+                 : "=r"(at)
+                 : "r"(slots + (forks & 1u) * (unsigned)sizeof(Team::Slot)));
     named_sync(POOL_BARRIER, pool);  // wait for work (orders the master's writes before)
     Team::Slot& s = team.slot[forks & 1u];
     Loaded l;
-    load_slot(s, l);
+    load_slot<BodyWords<Regions...>::value>(at, l);
     const unsigned id = l.head.x & 0xffffu;
-    if (id == 0u) return;            // termination
-    const unsigned n = l.head.y;
+    const unsigned n = l.head.y;     // 0 in a terminating descriptor (id 0)
     const unsigned warps = (n + 31u) / 32u;
-    if (warp >= warps) continue;     // not needed: back to the pool at once
+    // A thread of the region first (the common case: one test on its way to the body).
     if (tid < n) {
       Thread t(team, tid, n, 1u);
       const bool known =
@@ -921,6 +999,8 @@ __device__ void worker_loop(Team& team, unsigned tid) {
       }
 #endif
     } else {
+      if (id == 0u) return;         // termination
+      if (warp >= warps) continue;  // not needed: back to the pool at once
       // Idle lanes of the partial last warp (tid >= n): pass team barriers until the region
       // ends, so that the active lanes of this warp see it arrive at each of theirs. (The
       // debug mode's software barrier counts threads, not warps: idle lanes take no part.)
@@ -933,21 +1013,36 @@ __device__ void worker_loop(Team& team, unsigned tid) {
 #endif
     }
     // The implicit barrier at the end: barrier.sync (not arrive) so that the hand-off of the
-    // region's writes to the master is a sync on both sides. The master is already waiting
-    // there, so this costs the workers nothing.
+    // region's writes to the master is a sync on both sides (compute-sanitizer racecheck does
+    // not order a barrier.arrive before the waiters' reads: it reported every parallel_sum
+    // partial when the workers arrived here, scripts/forkjoin-cost-probe.cu). The master is
+    // already waiting, so this costs the workers nothing.
     named_sync(JOIN_BARRIER, warps * WARP + WARP);
   }
 }
 
+/// The master warp's side of a fork and its join, run by all 32 lanes of the master warp at the
+/// same instructions: lane 0 calls it from Master::fork (with the join's thread count), lanes
+/// 1-31 from master_lanes (they get lane 0's count from the shuffle); `join` 0 terminates the
+/// pool (fork barrier only). Not inlined, so that both callers reach one copy of these
+/// instructions: the shuffle's warp sync brings the two halves of the warp together, and the
+/// warp arrives at each barrier converged. (With lane 0 and lanes 1-31 reaching their own
+/// barrier instructions, every master barrier took the compiler's divergent path -
+/// `WARPSYNC.COLLECTIVE` around `BAR.SYNC` - measured at ~195 cycles per fork + join with one
+/// worker warp, ~120 with 31, on an H100; letting lanes 1-31 exit instead is not an option:
+/// the same probe saw the join of a region with team barriers return before the region ended.)
+/// Returns lane 0's `join` in every lane.
+__device__ __noinline__ unsigned master_warp_fork_join(unsigned join, unsigned pool) {
+  join = __shfl_sync(0xffffffffu, join, 0);
+  named_sync(POOL_BARRIER, pool);             // fork: the pool is waiting there
+  if (join != 0u) named_sync(JOIN_BARRIER, join);  // join: the region's warps + this warp
+  return join;
+}
+
 /// Lanes 1-31 of the master warp: they pass every fork and join barrier beside lane 0 (which
 /// runs the serial code), so that the master warp arrives at each with all its threads.
-__device__ __forceinline__ void master_lanes(Team& team) {
-  const unsigned pool = blockDim.x;
-  for (unsigned forks = 1u;; ++forks) {
-    named_sync(POOL_BARRIER, pool);
-    const uint4 h = team.slot[forks & 1u].head;
-    if ((h.x & 0xffffu) == 0u) return;
-    named_sync(JOIN_BARRIER, ((h.y + 31u) / 32u) * WARP + WARP);
+__device__ __forceinline__ void master_lanes(unsigned pool) {
+  while (master_warp_fork_join(0u, pool) != 0u) {
   }
 }
 
@@ -958,7 +1053,8 @@ __device__ __forceinline__ void master_lanes(Team& team) {
 /// call it as the kernel's last statement, from every thread. `serial(m)` runs on lane 0 of the
 /// master warp with an occ::fj::Master<Regions...>& m (name the type: NVRTC 13.0 rejects a
 /// generic `[&](auto& m)` lambda at kernel scope); the other master lanes follow the forks and
-/// joins. Returns (in every thread) when the serial code has returned and the pool has ended.
+/// joins (waiting at a warp sync meanwhile: no full-mask warp collective in serial code).
+/// Returns (in every thread) when the serial code has returned and the pool has ended.
 template <class... Regions, class Serial>
 __device__ void run(Team& team, Serial&& serial) {
   if (blockDim.x % WARP != 0u || blockDim.x < 2u * WARP ||
@@ -971,12 +1067,12 @@ __device__ void run(Team& team, Serial&& serial) {
   const unsigned master_warp = blockDim.x / WARP - 1u;
   if (tid >> 5 == master_warp) {
     if ((tid & 31u) != 0u) {
-      detail::master_lanes(team);
+      detail::master_lanes(blockDim.x);
       return;
     }
     team.workers = master_warp * WARP;
-    team.slot[0].head.x = 0u;
-    team.slot[1].head.x = 0u;
+    team.slot[0].head = make_uint4(0u, 0u, 0u, 0u);
+    team.slot[1].head = make_uint4(0u, 0u, 0u, 0u);
     team.gen = 0u;
     team.ending = 0ull;
     team.dyn_next[0] = 0ull;
@@ -989,8 +1085,9 @@ __device__ void run(Team& team, Serial&& serial) {
     team.dbg_errors = 0u;
     Master<Regions...> m(team);
     serial(m);
-    team.slot[(m.forks() + 1u) & 1u].head.x = 0u;  // the next fork's slot says: terminate
-    named_sync(POOL_BARRIER, blockDim.x);           // terminate the pool
+    // The next fork's slot says: terminate (id 0, no threads).
+    team.slot[(m.forks() + 1u) & 1u].head = make_uint4(0u, 0u, 0u, 0u);
+    detail::master_warp_fork_join(0u, blockDim.x);  // terminate the pool and lanes 1-31
     return;
   }
   detail::worker_loop<Regions...>(team, tid);
