@@ -5,7 +5,7 @@
 # with a runner. Step 2, one device `run`:
 #   carry: [".gpu-survey"]   command: bash .gpu-survey/run.sh [steps...]   timeout_s: 600
 # Steps (default all, in this order; each under its own `timeout`, about 6 minutes in all):
-#   primitives  barriers (with the lab kinds), mutexes, semaphores; writes the device's shape
+#   primitives  barriers, mutexes, semaphores; writes the device's shape
 #               table (shape-table.json: copy it to crates/occupant/src/cuda/sync/shapes/<gpu>.json)
 #   tests       gpu_sync, gpu_combining, gpu_combining_mutex, gpu_persistent, gpu_apps, gpu_coop_bfs
 #   apps        `occupant bench apps --quick` (every variant, verified)
@@ -36,7 +36,7 @@ export CUDA_MODULE_LOADING=EAGER
 steps="${*:-primitives tests apps coop forkjoin prsweep}"
 for s in $steps; do
   case $s in
-    primitives) step bench-primitives 150 "$here/occupant" bench primitives --backend cuda --barrier-lab --out "$res/primitives"
+    primitives) step bench-primitives 150 "$here/occupant" bench primitives --backend cuda --out "$res/primitives"
       grep -v "^  .*ns  (" "$res/bench-primitives.log" | tail -45 >>"$sum" ;;
     tests)
       for t in occupant-gpu_sync occupant-gpu_combining occupant-gpu_combining_mutex occupant-gpu_persistent occupant-apps-gpu_apps occupant-apps-gpu_coop_bfs; do
