@@ -590,13 +590,11 @@ __device__ __forceinline__ void load_slot(unsigned a, Loaded& l) {
   asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];"
                : "=r"(l.head.x), "=r"(l.head.y)
                : "r"(a));
-  if constexpr (N > 0u) {  // (N = 0: no const inline region in the list)
 #pragma unroll
-    for (unsigned i = 0; i < N; ++i) {
-      asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(l.body[i].x), "=r"(l.body[i].y), "=r"(l.body[i].z), "=r"(l.body[i].w)
-                   : "r"(a + 16u * (i + 1u)));
-    }
+  for (unsigned i = 0; i < N; ++i) {
+    asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(l.body[i].x), "=r"(l.body[i].y), "=r"(l.body[i].z), "=r"(l.body[i].w)
+                 : "r"(a + 16u * (i + 1u)));
   }
 }
 
