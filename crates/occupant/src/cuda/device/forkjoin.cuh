@@ -10,9 +10,8 @@
 // wait in a pool on named barrier 0. When the master reaches a parallel region it writes the
 // fork descriptor (one 16-byte store) and the region object (16-byte stores) into one of two
 // descriptor slots in shared memory and syncs on barrier 0 (the pool is already there), which
-// releases the pool; every worker loads the header and the words of a const region object in
-// one round of shared loads, the warps that the region needs run it, the others go straight
-// back to the pool. At the end
+// releases the pool; every worker loads the whole slot in one round of 16-byte shared loads,
+// the warps that the region needs run it, the others go straight back to the pool. At the end
 // of the region the active warps sync on barrier 1 (the join) with the master warp. A region
 // costs the master two barrier.sync and a few shared stores; a worker one barrier.sync, one
 // round of shared loads and the join. Every hand-off is a barrier.sync on both sides.
