@@ -4,21 +4,17 @@
 //
 // A block of 32 * (W + 1) threads (1 <= W <= 31) is split into W worker warps and one master
 // warp, the last. Lane 0 of the master warp runs the serial code; the other 31 lanes of the
-// master warp run no user code but meet lane 0 at every fork and join, in one non-inlined
-// function whose barrier instructions the whole master warp executes together, converged
-// (detail::master_warp_fork_join): no thread of a counted warp has exited (with lanes 1-31
-// exited, a join was measured returning before its region ended) and the master's barriers
-// avoid the divergent-barrier path (~120-195 cycles per region on an H100). The worker warps
+// master warp follow it through every fork and join barrier (they run no user code), so each
+// named barrier's thread count equals the threads that arrive at it (no exited thread is
+// counted: what compute-sanitizer racecheck's model of a named barrier needs). The worker warps
 // wait in a pool on named barrier 0. When the master reaches a parallel region it writes the
 // fork descriptor (one 16-byte store) and the region object (16-byte stores) into one of two
 // descriptor slots in shared memory and syncs on barrier 0 (the pool is already there), which
-// releases the pool; every worker loads the header and the words of a const region object in
-// one round of shared loads, the warps that the region needs run it, the others go straight
-// back to the pool. At the end
+// releases the pool; every worker loads the whole slot in one round of 16-byte shared loads,
+// the warps that the region needs run it, the others go straight back to the pool. At the end
 // of the region the active warps sync on barrier 1 (the join) with the master warp. A region
-// costs the master a few shared stores, a call, a warp shuffle and two barrier.sync; a worker
-// one barrier.sync, one round of shared loads and the join. Every hand-off is a barrier.sync
-// on both sides (barrier.arrive was measured slower here, and racecheck does not order it).
+// costs the master two barrier.sync and a few shared stores; a worker one barrier.sync, one
+// round of shared loads and the join. Every hand-off is a barrier.sync on both sides.
 //
 //   named barrier  participants                      used for
 //   -------------  --------------------------------  -------------------------------------------
@@ -142,15 +138,10 @@ struct Team {
   /// waits for that warp.
   struct alignas(16) Slot {
     /// x: (reduction << 16) | (1 + index of the region type), 0 terminates the pool;
-    /// y: threads of the region (0 when terminating); z, w: the region object's address when
-    /// it is on the stack (low, high word), 0 when it is inline.
+    /// y: threads of the region (0 when terminating); z, w: the region object's address when it is on the stack
+    /// (low, high word), 0 when it is inline in `body`.
     uint4 head;
-    /// A const region object that fits: the workers load it into registers with the header.
-    uint4 body[INLINE_BYTES / 16u];
-    /// A non-const region object that fits: the region's threads share this copy (kept apart
-    /// from `body`, which every worker loads after the fork while such a region may already
-    /// be writing its members).
-    uint4 mut[INLINE_BYTES / 16u];
+    uint4 body[INLINE_BYTES / 16u];  // the region object, when it fits
   } slot[2];
   /// Per-warp partials of parallel_sum/min/max (lane 0 of each active warp writes its warp's,
   /// the master folds them after the join), in buffer (fork number & 1): a buffer the master
@@ -573,30 +564,24 @@ struct IndexOf<T, R, Rs...> {
   static constexpr unsigned value = same ? 0u : 1u + IndexOf<T, Rs...>::value;
 };
 
-/// A descriptor slot as a worker loaded it: the header's first 8 bytes and the first `N`
-/// 16-byte words of `body` (N: the largest const inline region of the run's list), issued
-/// together right after the fork barrier. `ld.volatile`: with plain `ld.shared` ptxas sank the
-/// object's loads below the branch on the region id (a second, dependent shared round trip on
-/// every fork; a volatile load is neither dropped nor moved off a path) - but then every load
-/// is paid by every worker warp on every fork (loading all 80 bytes: +140 cycles per region
-/// with 31 worker warps on an H100), hence only the words some region needs.
+/// A descriptor slot as a worker loaded it: one round of 16-byte shared loads, issued together
+/// right after the fork barrier. `ld.volatile`: with plain `ld.shared` ptxas sank the object's
+/// loads below the branch on the header's region id (a second, dependent shared round trip on
+/// every fork; a volatile load is neither dropped nor moved off a path).
 struct Loaded {
-  uint2 head;  // x, y of the slot header (z, w are read only for regions on the stack)
+  uint4 head;
   uint4 body[INLINE_BYTES / 16u];
 };
 
-template <unsigned N>
 __device__ __forceinline__ void load_slot(unsigned a, Loaded& l) {
-  asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];"
-               : "=r"(l.head.x), "=r"(l.head.y)
+  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(l.head.x), "=r"(l.head.y), "=r"(l.head.z), "=r"(l.head.w)
                : "r"(a));
-  if constexpr (N > 0u) {  // (N = 0: no const inline region in the list)
 #pragma unroll
-    for (unsigned i = 0; i < N; ++i) {
-      asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(l.body[i].x), "=r"(l.body[i].y), "=r"(l.body[i].z), "=r"(l.body[i].w)
-                   : "r"(a + 16u * (i + 1u)));
-    }
+  for (unsigned i = 0; i < INLINE_BYTES / 16u; ++i) {
+    asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(l.body[i].x), "=r"(l.body[i].y), "=r"(l.body[i].z), "=r"(l.body[i].w)
+                 : "r"(a + 16u * (i + 1u)));
   }
 }
 
@@ -640,10 +625,9 @@ __device__ __forceinline__ void run_region(Team& team, Team::Slot& s, const Load
     const Words<R> u(l.body);
     invoke(team, t, red, buf, u.r);
   } else if constexpr (Fits<R>::value) {
-    invoke(team, t, red, buf, *reinterpret_cast<R*>(&s.mut[0]));
+    invoke(team, t, red, buf, *reinterpret_cast<R*>(&s.body[0]));
   } else {
-    const uint2 at = *reinterpret_cast<const uint2*>(&s.head.z);
-    R* p = reinterpret_cast<R*>(((unsigned long long)at.y << 32) | at.x);
+    R* p = reinterpret_cast<R*>(((unsigned long long)l.head.w << 32) | l.head.z);
     if constexpr (ConstCall<R>::value) {
       invoke(team, t, red, buf, *static_cast<const R*>(p));
     } else {
@@ -651,20 +635,6 @@ __device__ __forceinline__ void run_region(Team& team, Team::Slot& s, const Load
     }
   }
 }
-
-/// 16-byte words of the largest const region that travels inside the slot, over a run's list
-/// (what a worker loads with the header on every fork).
-template <class... Rs>
-struct BodyWords {
-  static constexpr unsigned value = 0u;
-};
-template <class R, class... Rs>
-struct BodyWords<R, Rs...> {
-  static constexpr unsigned own =
-      Fits<R>::value && ConstCall<R>::value ? (unsigned)((sizeof(R) + 15u) / 16u) : 0u;
-  static constexpr unsigned rest = BodyWords<Rs...>::value;
-  static constexpr unsigned value = own > rest ? own : rest;
-};
 
 template <unsigned I, class... Rs>
 struct Dispatch {
@@ -889,9 +859,8 @@ class Master {
     R* copy = nullptr;
     if constexpr (detail::Fits<R>::value) {
       const detail::Words<R> u(body);
-      uint4* to = detail::ConstCall<R>::value ? s.body : s.mut;
 #pragma unroll
-      for (unsigned i = 0; i < (sizeof(R) + 15u) / 16u; ++i) to[i] = u.w[i];
+      for (unsigned i = 0; i < (sizeof(R) + 15u) / 16u; ++i) s.body[i] = u.w[i];
     } else {
       copy = push<R>(1u);
       if (copy == nullptr) return 0u;
@@ -914,7 +883,7 @@ class Master {
     if constexpr (!detail::ConstCall<R>::value) {
       // Shared members: copy the region's copy back (a const region cannot have changed).
       if constexpr (detail::Fits<R>::value) {
-        const detail::Words<R> u(&s.mut[0]);
+        const detail::Words<R> u(&s.body[0]);
         detail::copy_region(&body, &u.r);
       } else {
         detail::copy_region(&body, copy);
@@ -951,16 +920,10 @@ __device__ void worker_loop(Team& team, unsigned tid) {
                : "=r"(slots)
                : "r"((unsigned)__cvta_generic_to_shared(&team.slot[0])));
   for (unsigned forks = 1u;; ++forks) {
-    // This fork's slot address, computed before the barrier (opaque copy: ptxas otherwise
-    // puts the arithmetic after it, on the path to the descriptor loads).
-    unsigned at;
-    asm volatile("mov.u32 %0, %1;"
-                 : "=r"(at)
-                 : "r"(slots + (forks & 1u) * (unsigned)sizeof(Team::Slot)));
     named_sync(POOL_BARRIER, pool);  // wait for work (orders the master's writes before)
     Team::Slot& s = team.slot[forks & 1u];
     Loaded l;
-    load_slot<BodyWords<Regions...>::value>(at, l);
+    load_slot(slots + (forks & 1u) * (unsigned)sizeof(Team::Slot), l);
     const unsigned id = l.head.x & 0xffffu;
     const unsigned n = l.head.y;     // 0 in a terminating descriptor (id 0)
     const unsigned warps = (n + 31u) / 32u;
