@@ -31,11 +31,7 @@ for s in $steps; do
       grep -E "test result|panicked|^test " "$res/test-gpu_sync.log" >>"$sum" ;;
     persistent) step test-gpu_persistent 90 "$here/test-occupant-gpu_persistent" --test-threads=1 --nocapture
       grep -E "test result|panicked|^test " "$res/test-gpu_persistent.log" >>"$sum" ;;
-    sanitizer)
-      for tool in racecheck synccheck; do
-        step "sanitizer-$tool" 40 compute-sanitizer --tool $tool "$here/test-occupant-gpu_combining" --exact combining_sanitizer_smoke --test-threads=1
-        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|test result" "$res/sanitizer-$tool.log" | head -10 >>"$sum"
-      done ;;
+    sanitizer) sanitize_smoke 40 "$here/test-occupant-gpu_combining" combining_sanitizer_smoke ;;
     *) echo "unknown step $s" | tee -a "$sum" ;;
   esac
 done

@@ -27,11 +27,7 @@ for s in $steps; do
       grep -E "^test |test result|panicked|Mops" "$res/test-gpu_combining_mutex.log" | head -30 >>"$sum" ;;
     sync) step test-gpu_sync 90 "$here/test-occupant-gpu_sync" --test-threads=1 --nocapture
       grep -E "test result|panicked|^test |^combining" "$res/test-gpu_sync.log" >>"$sum" ;;
-    sanitizer)
-      for tool in racecheck synccheck; do
-        step "sanitizer-$tool" 60 compute-sanitizer --tool $tool "$here/test-occupant-gpu_combining_mutex" --exact combining_sanitizer_smoke --test-threads=1
-        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|test result" "$res/sanitizer-$tool.log" | head -10 >>"$sum"
-      done ;;
+    sanitizer) sanitize_smoke 60 "$here/test-occupant-gpu_combining_mutex" combining_sanitizer_smoke ;;
     primitives) step bench-primitives 200 "$here/occupant" bench primitives --backend cuda --out "$res" --no-semaphores --rounds ${ROUNDS:-2000} --ops ${OPS:-200000}
       sed -n '/^mutex throughput/,/^wrote/p' "$res/bench-primitives.log" | head -60 >>"$sum" ;;
     *) echo "unknown step $s" | tee -a "$sum" ;;

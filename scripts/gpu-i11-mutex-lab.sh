@@ -42,11 +42,7 @@ for s in $steps; do
       grep -E "^  |test result|panicked|counter" "$res/mutex-lab.log" | head -60 >>"$sum" ;;
     combining) step test-gpu_combining_mutex 35 "$here/test-occupant-gpu_combining_mutex" --test-threads=1 --nocapture
       grep -E "^test |test result|panicked|Mops" "$res/test-gpu_combining_mutex.log" | head -20 >>"$sum" ;;
-    sanitizer)
-      for tool in racecheck synccheck; do
-        step "sanitizer-$tool" 45 compute-sanitizer --tool $tool "$here/test-occupant-gpu_combining_mutex" --exact combining_sanitizer_smoke --test-threads=1
-        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|test result" "$res/sanitizer-$tool.log" | head -10 >>"$sum"
-      done ;;
+    sanitizer) sanitize_smoke 45 "$here/test-occupant-gpu_combining_mutex" combining_sanitizer_smoke ;;
     *) echo "unknown step $s" | tee -a "$sum" ;;
   esac
 done

@@ -28,11 +28,7 @@ for s in $steps; do
       grep -E "test result|panicked|^test " "$res/test-gpu_sync.log" >>"$sum" ;;
     combining) step test-gpu_combining 70 "$here/test-occupant-gpu_combining" --test-threads=1 --nocapture cohort_mutex_counts_every_acquisition shape_aware_defaults_build_working_objects
       grep -E "^test |test result|panicked|Mops" "$res/test-gpu_combining.log" | head -30 >>"$sum" ;;
-    sanitizer)
-      for tool in racecheck synccheck; do
-        step "sanitizer-$tool" 60 compute-sanitizer --tool $tool "$here/test-occupant-gpu_mcs_cohort" --exact mcs_cohort_sanitizer_smoke --test-threads=1
-        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|test result" "$res/sanitizer-$tool.log" | head -10 >>"$sum"
-      done ;;
+    sanitizer) sanitize_smoke 60 "$here/test-occupant-gpu_mcs_cohort" mcs_cohort_sanitizer_smoke ;;
     primitives) step bench-primitives 150 "$here/occupant" bench primitives --backend cuda --out "$res" --no-semaphores --rounds ${ROUNDS:-2000} --ops ${OPS:-200000}
       sed -n '/^mutex throughput/,/^wrote/p' "$res/bench-primitives.log" | head -60 >>"$sum" ;;
     *) echo "unknown step $s" | tee -a "$sum" ;;

@@ -29,3 +29,14 @@ step() {
   [[ $rc == 0 ]] || status=1
   tar -C "$res" -czf "$out/results.tar.gz" .
 }
+
+# sanitize_smoke LIMIT_S EXE TEST: compute-sanitizer racecheck and synccheck, one step each
+# (sanitizer-racecheck, sanitizer-synccheck), on the one test TEST of the test executable EXE;
+# their summaries go into the summary file.
+sanitize_smoke() {
+  local limit=$1 exe=$2 test=$3 tool
+  for tool in racecheck synccheck; do
+    step "sanitizer-$tool" "$limit" compute-sanitizer --tool $tool "$exe" --exact "$test" --test-threads=1
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|test result" "$res/sanitizer-$tool.log" | head -10 >>"$sum"
+  done
+}
