@@ -13,16 +13,19 @@
 #   primitives  `bench primitives` barriers only (5000 per point), shape-table.json
 #   apps        `bench apps --interleave --runs 5` bfs/sssp/cc/pagerank x 4 inputs x
 #               multi-kernel, cooperative, occupancy-api, persistent, the default barrier
-#   prsweep     pagerank on rmat-22 and ba-4M, persistent vs multi-kernel, with 1 and 100 %
-#               of the tiles handed out statically (OCCUPANT_APP_DEFINES=-DOCC_APP_PR_STATIC=P;
-#               the default, 50, is in `apps`)
+#   prsweep     pagerank on rmat-22 and ba-4M, every CUDA device-loop variant vs multi-kernel
+#               (the device loops' tile ranges of equal cost); with OLD_OCCUPANT, the same
+#               with that CLI, once per define of PR_OLD_DEFINES (space-separated
+#               OCCUPANT_APP_DEFINES values, e.g. -DOCC_APP_PR_STATIC=50; default: none)
+#   kinds       bfs and cc on the stencil input, cooperative / occupancy-api / persistent with
+#               every barrier kind (lean replica relay hierarchical atomic)
 #   hier        bfs/sssp/cc on the high-diameter inputs, persistent vs cooperative, with the
 #               hierarchical barrier (the old default)
 #   relay       bfs/sssp on the high-diameter inputs with --barrier relay
 #   coop        coop_cuda_experiments overhead: persistent / regular / query grid BFS and SSSP,
 #               4 interleaved repetitions of two launches each
 # Results: $OUT/results.tar.gz and $OUT/summary.txt.
-# Environment: GPU_DIR (default <repo>/.gpu-loop), CARGO_TARGET_DIR.
+# Environment: GPU_DIR (default <repo>/.gpu-loop), CARGO_TARGET_DIR, OLD_OCCUPANT (prsweep).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu-loop}"
@@ -32,6 +35,11 @@ source scripts/gpu-bundle.sh
 gpu_bundle "$dest" occupant --test gpu_persistent --test gpu_coop -- occupant-apps --test gpu_apps --test gpu_coop_bfs
 cargo build --release -p occupant-apps --example coop_cuda_experiments
 cp "$target/release/examples/coop_cuda_experiments" "$dest/"
+# OLD_OCCUPANT: an earlier CLI to compare with in the prsweep step (as occupant-old).
+if [[ -n "${OLD_OCCUPANT:-}" ]]; then
+  cp "$OLD_OCCUPANT" "$dest/occupant-old"
+  strip --strip-debug "$dest/occupant-old"
+fi
 strip --strip-debug "$dest/coop_cuda_experiments"
 cat >"$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
@@ -62,12 +70,27 @@ for s in $steps; do
         --variants cooperative,occupancy-api,persistent --out "$res/apps"
       grep -E "geomean|FAILED|skipped|compiled" "$res/bench-apps.log" >>"$sum" ;;
     prsweep)
-      for p in 1 100; do
-        export OCCUPANT_APP_DEFINES="-DOCC_APP_PR_STATIC=$p"
-        step "bench-pr-static-$p" 30 "$here/occupant" bench apps --interleave --runs 5 \
-          --apps pagerank $ld --variants persistent --out "$res/pr-static-$p"
-        unset OCCUPANT_APP_DEFINES
-        grep -E "persistent:|FAILED|skipped" "$res/bench-pr-static-$p.log" >>"$sum"
+      step bench-pr 60 "$here/occupant" bench apps --interleave --runs 5 --apps pagerank $ld \
+        --variants multi-kernel,cooperative,occupancy-api,persistent --out "$res/pr"
+      grep -E "geomean|persistent:|multi-kernel:|FAILED|skipped" "$res/bench-pr.log" >>"$sum"
+      # The bundle's earlier CLI (OLD_OCCUPANT when it was made), with what its pagerank took.
+      if [[ -x "$here/occupant-old" ]]; then
+        for def in ${PR_OLD_DEFINES:-none}; do
+          [[ $def == none ]] || export OCCUPANT_APP_DEFINES="$def"
+          step "bench-pr-old-${def##*=}" 60 "$here/occupant-old" bench apps --interleave --runs 5 \
+            --apps pagerank $ld --variants multi-kernel,persistent --out "$res/pr-old-${def##*=}"
+          unset OCCUPANT_APP_DEFINES
+          grep -E "persistent:|multi-kernel:|FAILED|skipped" "$res/bench-pr-old-${def##*=}.log" >>"$sum"
+        done
+      fi ;;
+    kinds)
+      # Every barrier kind in the persistent and occupancy-api loops of the stencil input, beside
+      # grid.sync (cooperative): which kind the high-diameter loops want.
+      for k in lean replica relay hierarchical atomic; do
+        step "bench-kind-$k" 40 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,cc \
+          --input stencil:w=1000,h=1000 --variants cooperative,occupancy-api,persistent \
+          --barrier $k --out "$res/apps-kind-$k"
+        grep -E "persistent:|cooperative:|occupancy-api:|FAILED|skipped" "$res/bench-kind-$k.log" >>"$sum"
       done ;;
     hier)
       step bench-hier 35 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp,cc $hd \

@@ -12,8 +12,8 @@
 #   coop        the cooperative experiments, quick (overhead, gather, light/medium/heavy co-runs)
 #   forkjoin    `occupant bench forkjoin --backend cuda` (ours; the LLVM comparator needs
 #               scripts/gpu-forkjoin.sh) and `occupant bench nested`
-#   prsweep     pagerank on rmat-22 and ba-4M, multi-kernel vs persistent, with 50 and 100 % of
-#               the tiles handed out statically (OCCUPANT_APP_DEFINES=-DOCC_APP_PR_STATIC=P)
+#   prsweep     pagerank on rmat-22 and ba-4M, multi-kernel vs persistent (the power-law inputs
+#               whose skewed tiles the device loops' cost-balanced ranges are for)
 # Results: $OUT/results.tar.gz (what goes under bench/results/<gpu>/survey-<commit>/) and
 # $OUT/summary.txt.
 # Environment: GPU_DIR (default <repo>/.gpu-survey), CARGO_TARGET_DIR.
@@ -52,14 +52,10 @@ for s in $steps; do
       step bench-nested 90 "$here/occupant" bench nested --out "$res/forkjoin"
       tail -15 "$res/bench-nested.log" >>"$sum" ;;
     prsweep)
-      for p in 50 100; do
-        export OCCUPANT_APP_DEFINES="-DOCC_APP_PR_STATIC=$p"
-        step "bench-pr-static-$p" 45 "$here/occupant" bench apps --interleave --runs 3 --apps pagerank \
-          --input rmat:scale=22,ef=16,seed=1@low-diameter --input ba:n=4000000,m=4,seed=1@low-diameter \
-          --variants multi-kernel,persistent --out "$res/pr-static-$p"
-        unset OCCUPANT_APP_DEFINES
-        grep -E "persistent:|multi-kernel:|FAILED|skipped" "$res/bench-pr-static-$p.log" >>"$sum"
-      done ;;
+      step bench-pr 120 "$here/occupant" bench apps --interleave --runs 3 --apps pagerank \
+        --input rmat:scale=22,ef=16,seed=1@low-diameter --input ba:n=4000000,m=4,seed=1@low-diameter \
+        --variants multi-kernel,persistent --out "$res/pr"
+      grep -E "persistent:|multi-kernel:|FAILED|skipped" "$res/bench-pr.log" >>"$sum" ;;
     *) echo "unknown step $s" | tee -a "$sum"; status=1 ;;
   esac
 done

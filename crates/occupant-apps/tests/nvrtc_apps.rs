@@ -153,8 +153,9 @@ fn device_loop_kernels_do_not_spill_at_full_occupancy() {
         for (name, regs, stack, spill) in loops {
             println!("{kind} {name}: {regs} registers, {stack} bytes stack, {spill} spilled");
             assert!(*regs <= 32, "{kind} {name}: {regs} registers");
-            // pagerank's phase 0 (static then dynamic tiles) keeps a few more values live
-            // in its own loop: up to 16 bytes there, outside the barrier's doing.
+            // pagerank's phase 0 (the warp's search for its range of tiles, then the tiles)
+            // keeps a few more values live in its own loop: up to 16 bytes there (8-12 in the
+            // occupancy-API kernel, measured), outside the barrier's doing.
             let allowed = if name.starts_with("pagerank") { 16 } else { 0 };
             assert!(
                 *stack <= allowed && *spill <= allowed,

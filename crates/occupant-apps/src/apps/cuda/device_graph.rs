@@ -78,6 +78,44 @@ impl HeavySplit {
     }
 }
 
+/// Fixed cost of a tile of 32 vertices, in edges, in [`tile_cost_prefix`]: loading their
+/// offsets, the prefix sum over their degrees and storing their results cost about as much as
+/// one and a half rounds of 32 edges.
+pub const TILE_COST: u64 = 48;
+
+/// Prefix sums of the costs of the tiles of 32 vertices that pagerank's device loops split into
+/// contiguous ranges of equal cost (`pr_phase0` in graph_apps.cu): `ceil(n / 32) + 1` entries
+/// from 0, the cost of a tile being its light edges (those of vertices of degree at most
+/// `heavy_degree`, raised to [`CHUNK`] as [`HeavySplit::of`] does; the heavy ones are split
+/// into chunks of their own) plus [`TILE_COST`]. Strictly increasing, so every tile belongs to
+/// exactly one range.
+///
+/// ```
+/// use occupant_apps::apps::cuda::{tile_cost_prefix, TILE_COST};
+/// use occupant_apps::graph::Csr;
+/// // 40 vertices: vertex 0 has 600 edges (heavy), vertex 33 has 5.
+/// let edges: Vec<(u32, u32)> = (0..600).map(|i| (0, i % 40)).chain((0..5).map(|i| (33, i))).collect();
+/// let g = Csr::from_edges(40, &edges, None).unwrap();
+/// assert_eq!(tile_cost_prefix(&g, 256), vec![0, TILE_COST, 2 * TILE_COST + 5]);
+/// ```
+pub fn tile_cost_prefix(g: &Csr, heavy_degree: u32) -> Vec<u64> {
+    let heavy_degree = heavy_degree.max(CHUNK);
+    let n = g.num_vertices();
+    let mut prefix = Vec::with_capacity(n.div_ceil(32) as usize + 1);
+    let mut total = 0u64;
+    prefix.push(0);
+    for tile in 0..n.div_ceil(32) {
+        let light: u64 = (tile * 32..(tile * 32 + 32).min(n))
+            .map(|v| g.degree(v))
+            .filter(|&d| d <= heavy_degree)
+            .map(u64::from)
+            .sum();
+        total += light + TILE_COST;
+        prefix.push(total);
+    }
+    prefix
+}
+
 fn upload_or_one(gpu: &Gpu, data: &[u32]) -> Result<DeviceBuffer<u32>> {
     if data.is_empty() {
         gpu.alloc_zeroed(1)
@@ -175,6 +213,39 @@ impl DeviceGraph {
 mod tests {
     use super::*;
     use rand::{RngExt, SeedableRng};
+
+    /// The tile costs count every light edge once and no heavy one, and grow strictly (so
+    /// pr_phase0's ranges of equal cost cover every tile exactly once).
+    #[test]
+    fn tile_costs_count_the_light_edges_of_every_tile() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+        for _ in 0..40 {
+            let n = rng.random_range(1..200u32);
+            let mut edges = Vec::new();
+            for u in 0..n {
+                let d = match rng.random_range(0..3) {
+                    0 => rng.random_range(0..4),
+                    1 => rng.random_range(250..400),
+                    _ => 0,
+                };
+                edges.extend((0..d).map(|i| (u, i % n)));
+            }
+            let g = Csr::from_edges(n, &edges, None).unwrap();
+            let p = tile_cost_prefix(&g, 100); // raised to CHUNK = 256
+            assert_eq!(p.len(), n.div_ceil(32) as usize + 1);
+            assert_eq!(p[0], 0);
+            assert!(p.windows(2).all(|w| w[1] > w[0]));
+            let light: u64 = (0..n)
+                .map(|v| g.degree(v))
+                .filter(|&d| d <= CHUNK)
+                .map(u64::from)
+                .sum();
+            assert_eq!(
+                *p.last().unwrap(),
+                light + TILE_COST * u64::from(n.div_ceil(32))
+            );
+        }
+    }
 
     /// Every heavy edge slot is covered once, by the chunk's owner or the next heavy vertex,
     /// exactly as the kernels' `heavy_edges` walks it.

@@ -15,14 +15,14 @@
 // degrees, then 32 edges per round, each lane finding its edge's owner by a binary search over
 // the prefix sums held in registers); vertices of degree > heavy_deg are left out of the tiles
 // and their edges are split over every warp of the grid in chunks of kChunk edges. Warps take
-// tiles and chunks grid-stride; a multi-kernel launch has one warp per tile.
+// tiles and chunks grid-stride; a multi-kernel launch has one warp per tile. (pagerank's device
+// loops take contiguous tile ranges of equal cost instead: see pr_phase0.)
 //
 // Iteration control: ctl[0..3] are "changed" flags, ctl[it % 3] is set in iteration it, read
 // after the iteration's barrier (or launch), and ctl[(it + 1) % 3] is cleared during iteration
 // it (after every read of it in iteration it - 2 and before any write in it + 1): one barrier
 // per phase and no extra reset. ctl[kIter], ctl[kDone], ctl[kIters] (words 32-34): the graph
-// variants' device-side iteration count (app_advance), and every device loop's iteration count;
-// ctl[40..42]: pagerank's tile counters in the device loops (pr_phase0).
+// variants' device-side iteration count (app_advance), and every device loop's iteration count.
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -34,18 +34,6 @@ typedef unsigned long long u64;
 // write during a phase (the graph variant's kernels read kIter / kDone in every thread).
 enum : u32 { kIter = 32, kDone = 33, kIters = 34, kCtlWords = 64 };
 enum : u32 { kChunk = 256 };
-// pagerank's device loops: tiles taken per grab, and the grab counters ctl[kGrab0 + it % 3]
-// (their own line, away from the flags).
-enum : u32 { kGrab = 4, kGrab0 = 40 };
-// pagerank's device loops: the percentage of the tiles (the last ones) handed out statically,
-// grid-stride, before the warps take the first ones from the counter (-DOCC_APP_PR_STATIC=P).
-#ifndef OCC_APP_PR_STATIC
-#define OCC_APP_PR_STATIC 50
-#endif
-#if OCC_APP_PR_STATIC < 1 || OCC_APP_PR_STATIC > 100
-#error "OCC_APP_PR_STATIC: 1 to 100 (percent of the tiles handed out statically)"
-#endif
-
 struct Graph {
   const u32* off;   // n + 1 row offsets
   const u32* col;   // targets
@@ -322,20 +310,39 @@ __device__ __forceinline__ void add_l1(double* l1, u32 slot, double delta) {
   if (lane_id() == 0u && delta != 0.0) atomicAdd(l1 + slot, delta);
 }
 
-/// Phase 0. The tiles go grid-stride (host loop: one tile per warp, the hardware's block
-/// scheduler balances them) or, with `grab` (the device loops), the last OCC_APP_PR_STATIC % of
-/// them grid-stride and then the first ones in batches of kGrab taken from the counter
-/// grab[it % 3] (grab[(it + 1) % 3] is cleared here, as the flags are): the tiles' in-degrees
-/// are skewed on power-law inputs (the low ids the heaviest, for R-MAT and Barabási–Albert),
-/// and a static grid-stride share left the warps with the heavy tiles the last to finish every
-/// iteration; but taking every tile from the counter made 8448 warps queue on one atomic
-/// several times per iteration (BA-4M on an H100: 1150 µs per iteration against 870 static). (coop_cuda's graph.cu, whose groups
-/// come and go between phases, keeps the static share: grab defaults to nullptr.)
+/// The smallest i in [0, n] with a[i] >= x, where a is non-decreasing and a[n] >= x, found by
+/// the whole warp (every lane gets it): 32 probes per round, ceil(log32(n + 1)) dependent loads.
+__device__ __forceinline__ u32 warp_lower_bound(const u64* a, u32 n, u64 x) {
+  const u32 lane = lane_id();
+  u32 lo = 0u, hi = n;  // the answer is in [lo, hi]
+  while (hi - lo > 31u) {
+    const u32 step = (hi - lo + 31u) >> 5;  // the 32 probes reach lo + 32 * step >= hi
+    u32 p = lo + (lane + 1u) * step;
+    if (p > hi) p = hi;
+    const u32 ge = __ballot_sync(OCC_APP_FULL, a[p] >= x);  // lane 31 probes hi: never 0
+    const u32 f = __ffs(ge) - 1u;
+    const u32 top = lo + (f + 1u) * step;
+    hi = top < hi ? top : hi;
+    lo += f * step;  // a[lo + f * step] < x when f > 0 (probe f - 1 said so)
+  }
+  const u32 p = lo + lane;
+  return lo + __ffs(__ballot_sync(OCC_APP_FULL, p <= hi && a[p] >= x)) - 1u;
+}
+
+/// Phase 0. The tiles go grid-stride (tcost == nullptr: the host loop's launches, one tile per
+/// warp, which the hardware's block scheduler balances; and coop_cuda's graph.cu, whose groups
+/// come and go between phases) or, in the device loops, in contiguous ranges of equal cost:
+/// tcost holds the prefix sums of the tiles' costs (tiles + 1 entries, DeviceGraph's
+/// tile_cost_prefix: light edges plus a fixed cost per tile) and warp w of W takes the tiles
+/// from lower_bound(total * w / W) to lower_bound(total * (w + 1) / W). The tiles' in-degrees
+/// are skewed on power-law inputs (the low ids the heaviest, for R-MAT and Barabasi-Albert): a
+/// grid-stride share left the warps with the heavy tiles the last to finish every iteration
+/// (BA-4M on an H100: 0.93x the host loop), and taking tiles from a counter made 8448 warps
+/// queue on one atomic several times per iteration (0.70x).
 __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank, double* contrib,
                                           const double* inv_deg, double* acc, double* l1, u32 it,
-                                          double base, double d, u32* grab = nullptr) {
+                                          double base, double d, const u64* tcost = nullptr) {
   if (gr.tid == 0u) ((volatile double*)l1)[(it + 1u) % 3u] = 0.0;
-  if (grab != nullptr && gr.tid == 0u) ((volatile u32*)grab)[(it + 1u) % 3u] = 0u;
   const double* cur = contrib + (size_t)(it & 1u) * g.n;
   double* next = contrib + (size_t)((it + 1u) & 1u) * g.n;
   const u32 lane = lane_id();
@@ -343,23 +350,14 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
   const u32 tiles = (g.n + 31u) >> 5;
   double delta = 0.0;
   // Tiles: warp-cooperative pull with a segmented reduction per owner.
-  // Dynamic tiles [0, dyn), static [dyn, tiles).
-  // (Recomputed where needed rather than kept live across the loop: registers are tight.)
-#define OCC_PR_DYN (grab == nullptr ? 0u : (u32)(((unsigned long long)tiles * (100u - OCC_APP_PR_STATIC)) / 100u))
-  // Static first: t_end == tiles marks that phase (dyn < tiles: OCC_APP_PR_STATIC >= 1).
-  u32 t = OCC_PR_DYN + warp;
-  u32 t_end = tiles;
-  for (;; t += t_end == tiles ? nwarps : 1u) {
-    if (t >= t_end) {
-      const u32 dyn = OCC_PR_DYN;
-      if (dyn == 0u) break;
-      u32 b = 0u;
-      if (lane == 0u) b = atomicAdd(grab + it % 3u, kGrab);
-      b = __shfl_sync(OCC_APP_FULL, b, 0);
-      if (b >= dyn) break;
-      t = b;
-      t_end = b + kGrab < dyn ? b + kGrab : dyn;
-    }
+  u32 t = warp, t_end = tiles, t_step = nwarps;
+  if (tcost != nullptr) {
+    const u64 total = tcost[tiles];
+    t = warp_lower_bound(tcost, tiles, total * warp / nwarps);
+    t_end = warp_lower_bound(tcost, tiles, total * (warp + 1u) / nwarps);
+    t_step = 1u;
+  }
+  for (; t < t_end; t += t_step) {
     const u32 v = (t << 5) + lane;
     u32 start = 0u, deg = 0u;
     bool mine = false;
@@ -407,7 +405,6 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
       delta += pr_update(v, sum, rank, next, inv_deg, base, d);
     }
   }
-#undef OCC_PR_DYN
   // Heavy vertices: partial sums of their chunks, two owners at most per chunk.
   if (g.nh != 0u) {
     const u32 htotal = g.hoff[g.nh];
@@ -570,8 +567,8 @@ extern "C" __global__ void cc_step(GRAPH_PARAMS, u32* label, u32* stamp, u32* ct
 
 extern "C" __global__ void pagerank_step0(GRAPH_PARAMS, double* rank, double* contrib,
                                           const double* inv_deg, double* acc, double* l1,
-                                          u32* ctl, u32 it_param, double base, double d,
-                                          double tol) {
+                                          const u64* tcost, u32* ctl, u32 it_param, double base,
+                                          double d, double tol) {
   MAKE_GRAPH;
   u32 it;
   if (!host_iteration(ctl, it_param, it)) return;
@@ -580,8 +577,8 @@ extern "C" __global__ void pagerank_step0(GRAPH_PARAMS, double* rank, double* co
 
 extern "C" __global__ void pagerank_step1(GRAPH_PARAMS, double* rank, double* contrib,
                                           const double* inv_deg, double* acc, double* l1,
-                                          u32* ctl, u32 it_param, double base, double d,
-                                          double tol) {
+                                          const u64* tcost, u32* ctl, u32 it_param, double base,
+                                          double d, double tol) {
   MAKE_GRAPH;
   u32 it;
   if (!host_iteration(ctl, it_param, it)) return;
@@ -770,14 +767,15 @@ OCC_APP_KERNELS(cc, P_CC, O_CC, {
 
 #define P_PR                                                                                     \
   (GRAPH_PARAMS, double* rank, double* contrib, const double* inv_deg, double* acc, double* l1,   \
-   u32* ctl, u32 max_iterations, double base, double d, double tol)
+   const u64* tcost, u32* ctl, u32 max_iterations, double base, double d, double tol)
 #define O_PR                                                                                     \
   (u32* barrier_state, GRAPH_PARAMS, double* rank, double* contrib, const double* inv_deg,        \
-   double* acc, double* l1, u32* ctl, u32 max_iterations, double base, double d, double tol)
+   double* acc, double* l1, const u64* tcost, u32* ctl, u32 max_iterations, double base,          \
+   double d, double tol)
 OCC_APP_KERNELS(pagerank, P_PR, O_PR, {
   MAKE_GRAPH;
   device_loop(s, ctl, max_iterations, nh != 0u ? 2u : 1u, [&](Grid gr, u32 it, u32 p) {
-    if (p == 0u) pr_phase0(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d, ctl + kGrab0);
+    if (p == 0u) pr_phase0(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d, tcost);
     else pr_phase1(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d);
   }, [&](u32 it) { return *(const volatile double*)(l1 + it % 3u) <= tol; });
 })

@@ -28,7 +28,9 @@ pub use bench::{
     bench_cuda, bench_source, load_inputs, matches, CudaBenchOptions, CudaBenchResults,
     PreparedInfo, CUDA_INPUTS, CUDA_QUICK_INPUTS,
 };
-pub use device_graph::{DeviceGraph, HeavySplit, CHUNK, DEFAULT_HEAVY_DEGREE};
+pub use device_graph::{
+    tile_cost_prefix, DeviceGraph, HeavySplit, CHUNK, DEFAULT_HEAVY_DEGREE, TILE_COST,
+};
 pub use programs::{
     default_min_blocks_per_sm, min_blocks_for, toolkit_include, AppPrograms, GRAPH_APPS_CU,
 };

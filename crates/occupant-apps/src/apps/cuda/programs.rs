@@ -97,7 +97,7 @@ impl AppPrograms {
     /// (`-DOCC_APP_MIN_BLOCKS=k`), which caps their registers so that k blocks fit on an SM:
     /// k = `min_blocks_per_sm`, or [`default_min_blocks_per_sm`] when None; `Some(0)` compiles
     /// them without launch bounds. `OCCUPANT_APP_DEFINES` (space-separated NVRTC options, e.g.
-    /// `-DOCC_APP_PR_STATIC=75`) is added to the device-loop program's options, for experiments.
+    /// `-DOCC_APP_MIN_BLOCKS=4`) is added to the device-loop program's options, for experiments.
     pub fn compile_with(
         gpu: &Gpu,
         barrier: Option<BarrierKind>,
@@ -122,7 +122,7 @@ impl AppPrograms {
         if min_blocks > 0 {
             opts = opts.option(format!("-DOCC_APP_MIN_BLOCKS={min_blocks}"));
         }
-        // Extra defines for the device-loop program (experiments, e.g. `-DOCC_APP_PR_STATIC=75`),
+        // Extra defines for the device-loop program (experiments, e.g. `-DOCC_APP_MIN_BLOCKS=4`),
         // separated by spaces.
         if let Ok(defs) = std::env::var("OCCUPANT_APP_DEFINES") {
             for d in defs.split_whitespace() {

@@ -1,6 +1,6 @@
 //! Running one application on one prepared input in one CUDA variant.
 
-use super::device_graph::{DeviceGraph, DEFAULT_HEAVY_DEGREE};
+use super::device_graph::{tile_cost_prefix, DeviceGraph, DEFAULT_HEAVY_DEGREE};
 use super::programs::AppPrograms;
 use crate::apps::prep::{priorities, weights_or_unit};
 use crate::apps::{AppKind, AppOutput, AppParams, RunReport, Variant};
@@ -80,6 +80,8 @@ enum State {
         acc: DeviceBuffer<f64>,
         /// L1 change of the ranks, per iteration mod 3.
         l1: DeviceBuffer<f64>,
+        /// Prefix sums of the tiles' costs ([`tile_cost_prefix`]): the device loops' split.
+        tile_cost: DeviceBuffer<u64>,
         init_rank: Vec<f64>,
         init_contrib: Vec<f64>,
         base: f64,
@@ -171,6 +173,7 @@ impl CudaInput {
                 init_contrib.resize(2 * nu, 0.0);
                 let dg = DeviceGraph::upload(gpu, &t, None, DEFAULT_HEAVY_DEGREE)?;
                 let acc = gpu.alloc_zeroed(dg.heavy_vertices() as usize)?;
+                let tile_cost = gpu.upload(&tile_cost_prefix(&t, DEFAULT_HEAVY_DEGREE))?;
                 (
                     dg,
                     State::PageRank {
@@ -183,6 +186,7 @@ impl CudaInput {
                         },
                         acc,
                         l1: gpu.alloc_zeroed(3)?,
+                        tile_cost,
                         init_rank: vec![r0; nu],
                         init_contrib,
                         base: if n == 0 {
@@ -369,6 +373,7 @@ impl CudaInput {
                 inv_deg,
                 acc,
                 l1,
+                tile_cost,
                 base,
                 damping,
                 tolerance,
@@ -380,6 +385,7 @@ impl CudaInput {
                     Arg::from(inv_deg),
                     Arg::from(acc),
                     Arg::from(l1),
+                    Arg::from(tile_cost),
                 ]);
                 tail.extend([Arg::from(*base), Arg::from(*damping), Arg::from(*tolerance)]);
             }
