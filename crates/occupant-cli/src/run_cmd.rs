@@ -7,9 +7,8 @@ use crate::output_path;
 use clap::Args;
 use occupant::cpu::{ExecModel, Executor};
 use occupant::cuda::Gpu;
-use occupant_apps::apps::cuda::{AppPrograms, CudaInput};
 use occupant_apps::apps::{
-    run_cpu_with, verify, AppKind, AppOutput, AppParams, CpuOptions, RunReport, Variant,
+    AppKind, AppParams, AppSession, CpuOptions, RunReport, Variant, VariantRuns,
 };
 use occupant_apps::graph::{BuildOptions, Csr, GraphSource, SPEC_FORMS};
 use serde_json::json;
@@ -139,31 +138,20 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         max_iterations: a.max_iterations,
         seed: a.seed,
     };
-    let mut runner = Runner::new(a, app, &g, &p)?;
-    let mut reports = Vec::new();
-    let mut first_output: Option<AppOutput> = None;
-    let mut failures = Vec::new();
-    for variant in variants {
-        let mut runs = Vec::new();
-        let mut out = None;
-        for _ in 0..a.runs {
-            let (o, mut r) = runner.run(app, variant, &g, &p)?;
-            r.graph = source.to_string();
-            if a.verify {
-                let check = verify(app, &g, &p, &o);
-                r.verified = Some(check.is_ok());
-                if let Err(e) = check {
-                    failures.push(format!("{app} {variant}: {e}"));
-                }
+    let mut session = session(a, app, &g, &p)?;
+    let VariantRuns {
+        mut reports,
+        first_output,
+        failures,
+    } = session
+        .run_variants(&variants, a.runs, a.verify, |runs| {
+            if let Some(line) = RunReport::summary(runs) {
+                println!("{line}");
             }
-            runs.push(r);
-            out = Some(o);
-        }
-        print_summary(&runs);
-        if first_output.is_none() {
-            first_output = out;
-        }
-        reports.extend(runs);
+        })
+        .map_err(|e| e.to_string())?;
+    for r in &mut reports {
+        r.graph = source.to_string();
     }
     if let (Some(path), Some(out)) = (&a.output, &first_output) {
         let f = std::fs::File::create(path)
@@ -195,88 +183,25 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
     }
 }
 
-/// The backend a run goes to: the CPU executor, or a GPU with the applications' programs
-/// compiled once and the input prepared (uploaded) once for every variant and run.
-enum Runner {
-    Cpu {
-        exec: Executor,
-        opts: CpuOptions,
-    },
-    Cuda {
-        progs: Box<AppPrograms>,
-        input: Box<CudaInput>,
-    },
-}
-
-impl Runner {
-    fn new(a: &RunArgs, app: AppKind, g: &Csr, p: &AppParams) -> Result<Self, String> {
-        if a.backend == Backend::Cuda {
-            let gpu = Gpu::open(0).map_err(|e| e.to_string())?;
-            let progs = AppPrograms::compile(&gpu, None).map_err(|e| e.to_string())?;
-            let input = CudaInput::prepare(&gpu, app, g, p).map_err(|e| e.to_string())?;
-            return Ok(Runner::Cuda {
-                progs: Box::new(progs),
-                input: Box::new(input),
-            });
-        }
-        let model = match a.compute_units {
-            Some(compute_units) => ExecModel::OccupancyBound { compute_units },
-            None => ExecModel::default_occupancy(),
-        };
-        Ok(Runner::Cpu {
-            exec: Executor::new(model),
-            opts: CpuOptions {
-                groups: a.groups,
-                local_size: a.local_size,
-            },
-        })
+/// The session of `app` on `g` on the chosen backend (CUDA: programs compiled and the input
+/// uploaded once for every variant and run).
+fn session<'g>(
+    a: &RunArgs,
+    app: AppKind,
+    g: &'g Csr,
+    p: &AppParams,
+) -> Result<AppSession<'g>, String> {
+    if a.backend == Backend::Cuda {
+        let gpu = Gpu::open(0).map_err(|e| e.to_string())?;
+        return AppSession::cuda(&gpu, app, g, p).map_err(|e| e.to_string());
     }
-
-    fn run(
-        &mut self,
-        app: AppKind,
-        variant: Variant,
-        g: &Csr,
-        p: &AppParams,
-    ) -> Result<(AppOutput, RunReport), String> {
-        match self {
-            Runner::Cpu { exec, opts } => {
-                run_cpu_with(exec, app, variant, g, p, opts).map_err(|e| e.to_string())
-            }
-            Runner::Cuda { progs, input } => input.run(progs, variant).map_err(|e| e.to_string()),
-        }
-    }
-}
-
-fn print_summary(runs: &[RunReport]) {
-    let Some(r) = runs.first() else { return };
-    let mut times: Vec<f64> = runs.iter().map(|r| r.time_ms).collect();
-    times.sort_by(f64::total_cmp);
-    let (min, median) = (times[0], times[times.len() / 2]);
-    let reached = r
-        .reached
-        .map(|x| format!(", {x}/{} reached", r.vertices))
-        .unwrap_or_default();
-    let who = r
-        .participants
-        .map(|p| format!(", {p} participating groups"))
-        .unwrap_or_default();
-    let verified = match runs.iter().map(|r| r.verified).collect::<Option<Vec<_>>>() {
-        Some(v) if v.iter().all(|&x| x) => ", verified",
-        Some(_) => ", VERIFICATION FAILED",
-        None => "",
+    let model = match a.compute_units {
+        Some(compute_units) => ExecModel::OccupancyBound { compute_units },
+        None => ExecModel::default_occupancy(),
     };
-    let time = if runs.len() > 1 {
-        format!("{min:.3} ms (min of {}, median {median:.3} ms)", runs.len())
-    } else {
-        format!("{min:.3} ms")
+    let opts = CpuOptions {
+        groups: a.groups,
+        local_size: a.local_size,
     };
-    println!(
-        "{} {} ({}{who}): {} iterations{reached}, {time}, {:.3e} edges/s{verified}",
-        r.app,
-        r.variant,
-        r.backend,
-        r.iterations,
-        r.edges as f64 / (min / 1e3)
-    );
+    Ok(AppSession::cpu(Executor::new(model), opts, app, g, p))
 }
