@@ -17,8 +17,8 @@
 #               (the device loops' tile ranges of equal cost); with OLD_OCCUPANT, the same
 #               with that CLI, once per define of PR_OLD_DEFINES (space-separated
 #               OCCUPANT_APP_DEFINES values, e.g. -DOCC_APP_PR_STATIC=50; default: none)
-#   kinds       bfs and cc on the stencil input, cooperative / occupancy-api / persistent with
-#               every barrier kind (lean replica relay hierarchical atomic)
+#   kinds       bfs, sssp, cc on the high-diameter inputs, cooperative / occupancy-api /
+#               persistent with each barrier kind of KINDS (default: lean relay atomic)
 #   hier        bfs/sssp/cc on the high-diameter inputs, persistent vs cooperative, with the
 #               hierarchical barrier (the old default)
 #   relay       bfs/sssp on the high-diameter inputs with --barrier relay
@@ -70,9 +70,10 @@ for s in $steps; do
         --variants cooperative,occupancy-api,persistent --out "$res/apps"
       grep -E "geomean|FAILED|skipped|compiled" "$res/bench-apps.log" >>"$sum" ;;
     prsweep)
-      step bench-pr 60 "$here/occupant" bench apps --interleave --runs 5 --apps pagerank $ld \
+      # rmat-22's sequential reference alone takes tens of seconds: a generous limit.
+      step bench-pr 150 "$here/occupant" bench apps --interleave --runs 5 --apps pagerank $ld \
         --variants multi-kernel,cooperative,occupancy-api,persistent --out "$res/pr"
-      grep -E "geomean|persistent:|multi-kernel:|FAILED|skipped" "$res/bench-pr.log" >>"$sum"
+      grep -E "geomean|pagerank|FAILED|skipped" "$res/bench-pr.log" >>"$sum"
       # The bundle's earlier CLI (OLD_OCCUPANT when it was made), with what its pagerank took.
       if [[ -x "$here/occupant-old" ]]; then
         for def in ${PR_OLD_DEFINES:-none}; do
@@ -84,12 +85,12 @@ for s in $steps; do
         done
       fi ;;
     kinds)
-      # Every barrier kind in the persistent and occupancy-api loops of the stencil input, beside
-      # grid.sync (cooperative): which kind the high-diameter loops want.
-      for k in lean replica relay hierarchical atomic; do
-        step "bench-kind-$k" 40 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,cc \
-          --input stencil:w=1000,h=1000 --variants cooperative,occupancy-api,persistent \
-          --barrier $k --out "$res/apps-kind-$k"
+      # Barrier kinds (KINDS, default lean relay atomic) in the persistent and occupancy-api
+      # loops of the high-diameter inputs, beside grid.sync (cooperative): which kind the apps'
+      # loops, whose phases end with skewed arrivals, want.
+      for k in ${KINDS:-lean relay atomic}; do
+        step "bench-kind-$k" 90 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp,cc \
+          $hd --variants cooperative,occupancy-api,persistent --barrier $k --out "$res/apps-kind-$k"
         grep -E "persistent:|cooperative:|occupancy-api:|FAILED|skipped" "$res/bench-kind-$k.log" >>"$sum"
       done ;;
     hier)
