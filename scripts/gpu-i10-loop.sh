@@ -19,6 +19,9 @@
 #               OCCUPANT_APP_DEFINES values, e.g. -DOCC_APP_PR_STATIC=50; default: none)
 #   kinds       bfs, sssp, cc on the high-diameter inputs, cooperative / occupancy-api /
 #               persistent with each barrier kind of KINDS (default: lean relay atomic)
+#   pause       the same, cooperative / persistent, with throttled polls: each kind of
+#               KINDS_PAUSE (default lean) with -DOCC_POLL_PAUSE_SHIFT=s for s in PAUSE_SHIFTS
+#               (default 0 2)
 #   hier        bfs/sssp/cc on the high-diameter inputs, persistent vs cooperative, with the
 #               hierarchical barrier (the old default)
 #   relay       bfs/sssp on the high-diameter inputs with --barrier relay
@@ -92,6 +95,18 @@ for s in $steps; do
         step "bench-kind-$k" 90 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp,cc \
           $hd --variants cooperative,occupancy-api,persistent --barrier $k --out "$res/apps-kind-$k"
         grep -E "persistent:|cooperative:|occupancy-api:|FAILED|skipped" "$res/bench-kind-$k.log" >>"$sum"
+      done ;;
+    pause)
+      # Throttled polls (OCC_POLL_PAUSE_SHIFT, replica_barrier.cuh) in the apps' loops: lean
+      # (and KINDS_PAUSE) with each shift of PAUSE_SHIFTS, beside grid.sync.
+      for k in ${KINDS_PAUSE:-lean}; do
+        for sh in ${PAUSE_SHIFTS:-0 2}; do
+          export OCCUPANT_APP_DEFINES="-DOCC_POLL_PAUSE_SHIFT=$sh"
+          step "bench-pause-$k-$sh" 90 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp,cc \
+            $hd --variants cooperative,persistent --barrier $k --out "$res/apps-pause-$k-$sh"
+          unset OCCUPANT_APP_DEFINES
+          grep -E "persistent:|cooperative:|FAILED|skipped" "$res/bench-pause-$k-$sh.log" >>"$sum"
+        done
       done ;;
     hier)
       step bench-hier 35 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp,cc $hd \

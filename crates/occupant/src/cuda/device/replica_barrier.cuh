@@ -88,6 +88,21 @@
 #ifndef OCC_RELAY_LEAVES
 #define OCC_RELAY_LEAVES 480
 #endif
+// Throttled polls (experiment, off by default): after a poll that saw `missing` arrivals still
+// to come, sleep min(missing << OCC_POLL_PAUSE_SHIFT, OCC_POLL_PAUSE_MAX_NS) ns (__nanosleep,
+// which leaves the SM's issue slots to the blocks still working) before the next one, when
+// that is at least OCC_POLL_PAUSE_MIN_NS (a sleep's wake-up is coarse: near the end, spin). Inside
+// the apps, whose phases end with skewed arrivals, ~1000 early blocks polling the arrival line
+// slow the stragglers' arrivals on it (bench/results/nvidia-h100/apps/kinds-dde2d39).
+#ifndef OCC_POLL_PAUSE_SHIFT
+#define OCC_POLL_PAUSE_SHIFT -1
+#endif
+#ifndef OCC_POLL_PAUSE_MAX_NS
+#define OCC_POLL_PAUSE_MAX_NS 1000
+#endif
+#ifndef OCC_POLL_PAUSE_MIN_NS
+#define OCC_POLL_PAUSE_MIN_NS 64
+#endif
 
 namespace occ {
 namespace pulse {
@@ -131,9 +146,14 @@ __device__ __forceinline__ bool poll_pipelined(unsigned prim, const u32* w, u32 
   for (unsigned i = 1;; ++i) {
 #pragma unroll
     for (unsigned k = 0; k < DEPTH; ++k) {
-      if (epoch_diff(v[k], target) >= 0) {
+      const int missing = epoch_diff(target, v[k]);
+      if (missing <= 0) {
         fence_acquire();
         return true;
+      }
+      if (OCC_POLL_PAUSE_SHIFT >= 0) {
+        const unsigned ns = (unsigned)missing << (OCC_POLL_PAUSE_SHIFT >= 0 ? OCC_POLL_PAUSE_SHIFT : 0);
+        if (ns >= OCC_POLL_PAUSE_MIN_NS) __nanosleep(ns < OCC_POLL_PAUSE_MAX_NS ? ns : OCC_POLL_PAUSE_MAX_NS);
       }
       v[k] = ld_relaxed(w);
     }
