@@ -21,7 +21,7 @@
 #               persistent with each barrier kind of KINDS (default: lean relay atomic)
 #   pause       the same, cooperative / persistent, with throttled polls: each kind of
 #               KINDS_PAUSE (default lean) with -DOCC_POLL_PAUSE_SHIFT=s for s in PAUSE_SHIFTS
-#               (default 0 2)
+#               (default -1 1: off, and the apps' default APP_POLL_PAUSE_SHIFT)
 #   hier        bfs/sssp/cc on the high-diameter inputs, persistent vs cooperative, with the
 #               hierarchical barrier (the old default)
 #   relay       bfs/sssp on the high-diameter inputs with --barrier relay
@@ -100,7 +100,7 @@ for s in $steps; do
       # Throttled polls (OCC_POLL_PAUSE_SHIFT, replica_barrier.cuh) in the apps' loops: lean
       # (and KINDS_PAUSE) with each shift of PAUSE_SHIFTS, beside grid.sync.
       for k in ${KINDS_PAUSE:-lean}; do
-        for sh in ${PAUSE_SHIFTS:-0 2}; do
+        for sh in ${PAUSE_SHIFTS:--1 1}; do
           export OCCUPANT_APP_DEFINES="-DOCC_POLL_PAUSE_SHIFT=$sh"
           step "bench-pause-$k-$sh" 90 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp,cc \
             $hd --variants cooperative,persistent --barrier $k --out "$res/apps-pause-$k-$sh"

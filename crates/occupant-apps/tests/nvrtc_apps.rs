@@ -5,7 +5,7 @@
 
 use occupant::cuda::sync::BarrierKind;
 use occupant::cuda::{compile_uncached, persistent_supports, probe, CompileOptions};
-use occupant_apps::apps::cuda::GRAPH_APPS_CU;
+use occupant_apps::apps::cuda::{APP_POLL_PAUSE_SHIFT, GRAPH_APPS_CU};
 
 #[test]
 fn graph_apps_compile_every_way() {
@@ -142,6 +142,7 @@ fn device_loop_kernels_do_not_spill_at_full_occupancy() {
     for kind in [BarrierKind::Lean, BarrierKind::Hierarchical] {
         let opts = CompileOptions::default()
             .option("-DOCC_APP_MIN_BLOCKS=8")
+            .option(format!("-DOCC_POLL_PAUSE_SHIFT={APP_POLL_PAUSE_SHIFT}"))
             .option(format!("-DOCC_PERSISTENT_BARRIER={}", kind.primitive_id()));
         let c = compile_uncached("graph_apps.cu", GRAPH_APPS_CU, &opts, "compute_90").unwrap();
         let rows = ptxas_report(&ptxas, &c.image);

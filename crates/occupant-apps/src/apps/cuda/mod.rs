@@ -32,6 +32,7 @@ pub use device_graph::{
     tile_cost_prefix, DeviceGraph, HeavySplit, CHUNK, DEFAULT_HEAVY_DEGREE, TILE_COST,
 };
 pub use programs::{
-    default_min_blocks_per_sm, min_blocks_for, toolkit_include, AppPrograms, GRAPH_APPS_CU,
+    default_min_blocks_per_sm, min_blocks_for, toolkit_include, AppPrograms, APP_POLL_PAUSE_SHIFT,
+    GRAPH_APPS_CU,
 };
 pub use runner::{run_cuda, CudaInput, BLOCK_THREADS, CUDA_APPS};

@@ -20,6 +20,16 @@ pub const GRAPH_APPS_CU: &str = concat!(
     include_str!("sssp_worklist.cu")
 );
 
+/// The device loops' barrier polls sleep `missing << APP_POLL_PAUSE_SHIFT` ns (at least 64, at
+/// most 1000) after a poll that saw `missing` arrivals still to come (`OCC_POLL_PAUSE_SHIFT` in
+/// replica_barrier.cuh; lean, replica and relay). The apps' phases end with skewed arrivals:
+/// ~1000 early blocks polling the arrival line at full rate slowed the stragglers' arrivals, and
+/// the lean barrier, the fastest when every block arrives at once, lost to grid.sync inside bfs,
+/// sssp and cc (stencil cc 0.89×). Throttled, on an H100 (1056 × 256, shift 0–3 alike; 1 kept):
+/// persistent / grid.sync 1.011–1.075 on grid 2048² and stencil 1000² bfs/sssp/cc, stencil cc
+/// 0.98 (`bench/results/nvidia-h100/apps/pause-af76a46/`).
+pub const APP_POLL_PAUSE_SHIFT: u32 = 1;
+
 /// The two programs every CUDA variant runs from.
 #[derive(Clone)]
 pub struct AppPrograms {
@@ -124,10 +134,14 @@ impl AppPrograms {
         }
         // Extra defines for the device-loop program (experiments, e.g. `-DOCC_APP_MIN_BLOCKS=4`),
         // separated by spaces.
-        if let Ok(defs) = std::env::var("OCCUPANT_APP_DEFINES") {
-            for d in defs.split_whitespace() {
-                opts = opts.option(d);
-            }
+        let extra = std::env::var("OCCUPANT_APP_DEFINES").unwrap_or_default();
+        // The apps' loops poll their barrier throttled (APP_POLL_PAUSE_SHIFT), unless the extra
+        // defines set it.
+        if !extra.contains("OCC_POLL_PAUSE_SHIFT") {
+            opts = opts.option(format!("-DOCC_POLL_PAUSE_SHIFT={APP_POLL_PAUSE_SHIFT}"));
+        }
+        for d in extra.split_whitespace() {
+            opts = opts.option(d);
         }
         let inc = toolkit_include();
         if let Some(inc) = &inc {
