@@ -69,7 +69,7 @@ for s in $steps; do
         --no-semaphores --no-mutexes --rounds 5000 --shape-table "$res/shape-table.json"
       grep -v "^  .*ns  (" "$res/bench-primitives.log" | tail -25 >>"$sum" ;;
     apps)
-      step bench-apps 135 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp,cc,pagerank \
+      step bench-apps 240 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp,cc,pagerank \
         --variants cooperative,occupancy-api,persistent --out "$res/apps"
       grep -E "geomean|FAILED|skipped|compiled" "$res/bench-apps.log" >>"$sum" ;;
     prsweep)
