@@ -6,6 +6,10 @@
 //! coop_cuda_experiments OUT_DIR overhead REPS [SPEC ...]   (section 1 alone, REPS interleaved
 //!                                                          repetitions of two launches per mode,
 //!                                                          default grid:1000x1000)
+//! coop_cuda_experiments OUT_DIR mtcmp REPS ROUNDS   (the multitasking co-run, query barrier, a
+//!                                                  quarter, light/medium/heavy: the static vs
+//!                                                  the dynamic distribution, paired launches;
+//!                                                  and where the slots of the top quarter lie)
 //! coop_cuda_experiments --child PERIOD_MS BLOCKS N DURATION_MS   (the second process)
 //! coop_cuda_experiments --green OTHER_SMS FULL_GPU_US N_LIGHT N_MEDIUM N_HEAVY   (green contexts)
 //! ```
@@ -21,7 +25,9 @@
 
 use occupant::cuda::coop::{Lane, MATMUL_CU};
 use occupant::cuda::{CompileOptions, Gpu};
-use occupant_apps::coop_cuda::{median, App, BarrierMode, Multitasker, Request, Share, WORKLOADS};
+use occupant_apps::coop_cuda::{
+    median, App, BarrierMode, Distribution, Multitasker, Request, Share, WORKLOADS,
+};
 use occupant_apps::graph::{BuildOptions, Csr, GraphSpec};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -47,6 +53,9 @@ fn main() {
             .map(String::as_str)
             .collect();
         overhead_only(Path::new(out), reps, &specs)
+    } else if let (Some(out), Some("mtcmp")) = (args.get(1), args.get(2).map(String::as_str)) {
+        let num = |i: usize, d: u32| args.get(i).and_then(|r| r.parse().ok()).unwrap_or(d);
+        mt_compare(Path::new(out), num(3, 3), num(4, 40))
     } else if let Some(out) = args.get(1) {
         run(
             Path::new(out),
@@ -95,29 +104,47 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
     } else {
         specs.to_vec()
     };
+    // The baseline is the persistent kernel with the static split (index 0); the cooperative
+    // modes run the dynamic distribution (the default), and the persistent one with it too.
+    use Distribution::{Dynamic, Static};
     let modes = [
-        BarrierMode::Persistent,
-        BarrierMode::Regular,
-        BarrierMode::Query,
+        (BarrierMode::Persistent, Static),
+        (BarrierMode::Regular, Dynamic),
+        (BarrierMode::Query, Dynamic),
+        (BarrierMode::Persistent, Dynamic),
     ];
+    // Rounds per launch: OCC_OVERHEAD_ROUNDS="BFS,SSSP" (default 80,10).
+    let rounds_env = std::env::var("OCC_OVERHEAD_ROUNDS").unwrap_or_default();
+    let mut rounds_it = rounds_env.split(',').map(|r| r.trim().parse::<u32>().ok());
+    let (bfs_rounds, sssp_rounds) = (
+        rounds_it.next().flatten().unwrap_or(80),
+        rounds_it.next().flatten().unwrap_or(10),
+    );
     let mut rows = Vec::new();
     for spec in specs {
         let g = graph(spec)?;
         let n = g.num_vertices();
         let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
         for app in [App::Bfs, App::Sssp] {
-            let rounds = if app == App::Sssp { 10 } else { 80 };
+            let rounds = if app == App::Sssp {
+                sssp_rounds
+            } else {
+                bfs_rounds
+            };
             let mut m = Multitasker::with_app(&gpu, &g, &sources, rounds, 256, 2, app)?;
             let _ = m.bfs_alone(BarrierMode::Persistent)?; // warm-up (module, caches)
             let mut times = vec![Vec::new(); modes.len()];
+            let mut addrs = vec![Vec::new(); modes.len()];
             let mut pairs = vec![Vec::new(); modes.len()];
             let mut wrong = 0;
             for _ in 0..reps.max(1) {
-                for (i, &mode) in modes.iter().enumerate() {
-                    let (a, w1) = m.bfs_alone(mode)?;
-                    let (b, w2) = m.bfs_alone(mode)?;
-                    times[i].extend([a, b]);
-                    pairs[i].push((a + b) / 2.0);
+                for (i, &(mode, dist)) in modes.iter().enumerate() {
+                    m.bfs.set_distribution(dist);
+                    let (a, w1) = m.bfs_alone_report(mode)?;
+                    let (b, w2) = m.bfs_alone_report(mode)?;
+                    times[i].extend([a.elapsed_us, b.elapsed_us]);
+                    addrs[i].extend([a.state_addr, b.state_addr]);
+                    pairs[i].push((a.elapsed_us + b.elapsed_us) / 2.0);
                     wrong += w1 + w2;
                 }
             }
@@ -133,9 +160,16 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
             };
             let row = json!({"app": app.name(), "input": spec, "vertices": n, "edges": g.num_edges(),
                 "rounds": rounds, "groups": m.groups(), "repetitions": reps,
+                "distribution": "persistent: static; regular, query, persistent_dynamic: dynamic",
                 "persistent_us": times[0], "regular_us": times[1], "query_us": times[2],
+                "persistent_dynamic_us": times[3],
+                "state_addr": {"persistent": addrs[0], "regular": addrs[1], "query": addrs[2],
+                    "persistent_dynamic": addrs[3]},
                 "persistent_pair_means_us": pairs[0], "regular_pair_means_us": pairs[1],
-                "query_pair_means_us": pairs[2],
+                "query_pair_means_us": pairs[2], "persistent_dynamic_pair_means_us": pairs[3],
+                "persistent_dynamic_over_persistent_paired_median": paired(3),
+                "regular_over_persistent_dynamic_median": median(&pairs[1]) / median(&pairs[3]),
+                "query_over_persistent_dynamic_median": median(&pairs[2]) / median(&pairs[3]),
                 "regular_over_persistent_min": min(&pairs[1]) / min(&pairs[0]),
                 "query_over_persistent_min": min(&pairs[2]) / min(&pairs[0]),
                 "regular_over_persistent_median": median(&pairs[1]) / median(&pairs[0]),
@@ -145,14 +179,229 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
                 "wrong_rounds": wrong});
             println!("{row}");
             rows.push(row);
+            write(
+                out,
+                "overhead-interleaved.json",
+                &json!({"device": device, "rows": rows, "partial": true}),
+            )?;
         }
     }
+    // The goal's figures: geomean and max over every row of the cooperative / persistent
+    // ratios (median of the per-repetition ratios of pair means), against the static persistent
+    // kernel and against the persistent kernel with the same (dynamic) distribution.
+    let summary = |key: &str| -> (f64, f64) {
+        let v: Vec<f64> = rows
+            .iter()
+            .flat_map(|r| {
+                [
+                    r[format!("regular_over_{key}")].as_f64(),
+                    r[format!("query_over_{key}")].as_f64(),
+                ]
+            })
+            .flatten()
+            .filter(|x| *x > 0.0)
+            .collect();
+        let geo = (v.iter().map(|x| x.ln()).sum::<f64>() / v.len().max(1) as f64).exp();
+        (geo, v.iter().cloned().fold(0.0, f64::max))
+    };
+    let (g0, m0) = summary("persistent_paired_median");
+    let (g1, m1) = summary("persistent_dynamic_median");
+    println!(
+        "overhead (paired launches): coop/persistent geomean {g0:.4} max {m0:.4}; coop/persistent-dynamic (medians) geomean {g1:.4} max {m1:.4} (goal ≤ 1.03 / ≤ 1.10)"
+    );
     write(
         out,
         "overhead-interleaved.json",
-        &json!({"device": device, "rows": rows, "unit": "mean of two consecutive launches"}),
+        &json!({"device": device, "rows": rows, "unit": "mean of two consecutive launches",
+            "geomean_paired": g0, "max_paired": m0,
+            "geomean_vs_persistent_dynamic": g1, "max_vs_persistent_dynamic": m1,
+            "goal": {"geomean": 1.03, "max": 1.10}}),
     )?;
     Ok(())
+}
+
+/// The multitasking co-run, old vs new: the cooperative grid BFS (query barrier, `rounds`
+/// traversals) with the matmul on a quarter of the groups every period, light / medium / heavy,
+/// with the static split (old) and the dynamic distribution (new). Each repetition launches,
+/// per distribution (their order alternating), the BFS alone twice and the co-run twice in a
+/// row; the slowdown of a repetition is the mean of its two co-runs over the mean of its two
+/// alone launches (the grid BFS's time alternated with the launch's parity on an H100), and
+/// the figure is the median over repetitions. Also: where the top quarter of the tickets (the
+/// groups the scheduler takes) lie on the SMs.
+fn mt_compare(out: &Path, reps: u32, rounds: u32) -> Res<()> {
+    std::fs::create_dir_all(out)?;
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            println!("no GPU: {e}");
+            return Ok(());
+        }
+    };
+    let device = gpu.info().name.clone();
+    println!("device: {device}");
+    let spec = "grid:1000x1000";
+    let g = graph(spec)?;
+    let n = g.num_vertices();
+    let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
+    let mut m = Multitasker::new(&gpu, &g, &sources, rounds, 256, 2)?;
+    let placement = match slot_probe(&gpu, &m) {
+        Ok(v) => v,
+        Err(e) => json!({"error": e.to_string()}),
+    };
+    println!("slots: {}", placement["summary"]);
+    let mode = BarrierMode::Query;
+    let dists = [Distribution::Static, Distribution::Dynamic];
+    let mut results = Vec::new();
+    for w in WORKLOADS {
+        let mm_n = m.calibrate(w.exec_ms)?;
+        let full = m.exec_alone_us(m.groups())?;
+        let quarter = m.exec_alone_us(Share::Quarter.groups(m.groups()))?;
+        let mut alone = vec![Vec::new(); 2];
+        let mut corun = vec![Vec::new(); 2];
+        let mut ratios = vec![Vec::new(); 2];
+        let mut reqs: Vec<Vec<Request>> = vec![Vec::new(); 2];
+        let mut addrs = vec![Vec::new(); 2];
+        let mut wrong = 0;
+        for rep in 0..reps.max(1) {
+            for k in 0..2 {
+                let i = if rep % 2 == 0 { k } else { 1 - k };
+                m.bfs.set_distribution(dists[i]);
+                let (a1, w1) = m.bfs_alone_report(mode)?;
+                let (a2, w2) = m.bfs_alone_report(mode)?;
+                let c1 = m.corun_cooperative(mode, w, Share::Quarter)?;
+                let c2 = m.corun_cooperative(mode, w, Share::Quarter)?;
+                wrong += w1 + w2 + c1.wrong_rounds + c2.wrong_rounds;
+                let (a, c) = (
+                    (a1.elapsed_us + a2.elapsed_us) / 2.0,
+                    (c1.corun_us + c2.corun_us) / 2.0,
+                );
+                alone[i].extend([a1.elapsed_us, a2.elapsed_us]);
+                corun[i].extend([c1.corun_us, c2.corun_us]);
+                addrs[i].extend([
+                    a1.state_addr,
+                    a2.state_addr,
+                    c1.report.state_addr,
+                    c2.report.state_addr,
+                ]);
+                ratios[i].push(c / a);
+                reqs[i].extend(c1.requests.iter().chain(&c2.requests).copied());
+            }
+        }
+        let min = |v: &[f64]| v.iter().cloned().fold(f64::MAX, f64::min);
+        let mut per = Vec::new();
+        for i in 0..2 {
+            let gather: Vec<f64> = reqs[i].iter().map(|r| r.gather_us).collect();
+            let exec: Vec<f64> = reqs[i].iter().map(|r| r.exec_us).collect();
+            let lat: Vec<f64> = reqs[i].iter().map(|r| r.start_latency_us).collect();
+            let met = reqs[i].iter().filter(|r| r.period_met).count() as f64
+                / reqs[i].len().max(1) as f64;
+            let d_ms = median(&exec) / 1e3;
+            let v = json!({"distribution": dists[i].name(), "slowdown_paired_median": median(&ratios[i]),
+                "slowdown_of_minima": min(&corun[i]) / min(&alone[i]),
+                "slowdown_of_medians": median(&corun[i]) / median(&alone[i]),
+                "ratios": ratios[i], "alone_us": alone[i], "corun_us": corun[i],
+                "state_addr": addrs[i], "requests": reqs[i].len(), "period_met_fraction": met,
+                "median_gather_us": median(&gather), "median_exec_us": median(&exec),
+                "median_start_latency_us": median(&lat),
+                "model_exec": w.period_ms / (w.period_ms - d_ms),
+                "model_whole_gpu": w.period_ms / (w.period_ms - full / 1e3)});
+            println!(
+                "{} {}: slowdown {:.3} (paired median; of minima {:.3}, of medians {:.3}), period met {:.2}, gather median {:.1} µs, start {:.1} µs, exec median {:.0} µs, {} requests; models P/(P-D) {:.3}, P/(P-E) {:.3}",
+                w.name, dists[i].name(), median(&ratios[i]), min(&corun[i]) / min(&alone[i]),
+                median(&corun[i]) / median(&alone[i]), met, median(&gather), median(&lat),
+                median(&exec), reqs[i].len(), w.period_ms / (w.period_ms - d_ms),
+                w.period_ms / (w.period_ms - full / 1e3)
+            );
+            per.push(v);
+        }
+        println!(
+            "{}: matmul n = {mm_n}, {full:.0} µs on the whole GPU, {quarter:.0} µs on a quarter alone; wrong rounds {wrong}",
+            w.name
+        );
+        results.push(
+            json!({"workload": w, "matmul_n": mm_n, "matmul_full_gpu_us": full,
+            "matmul_quarter_alone_us": quarter, "wrong_rounds": wrong, "variants": per}),
+        );
+        write(
+            out,
+            "mt-compare.json",
+            &json!({"device": device, "input": spec, "rounds": rounds, "repetitions": reps,
+                "barrier": "query", "share": "quarter", "placement": placement,
+                "workloads": results, "partial": true}),
+        )?;
+    }
+    write(
+        out,
+        "mt-compare.json",
+        &json!({"device": device, "input": spec, "rounds": rounds, "repetitions": reps,
+            "barrier": "query", "share": "quarter", "placement": placement,
+            "workloads": results}),
+    )?;
+    println!("done");
+    Ok(())
+}
+
+/// Where the blocks of a launch like the cooperative one (N blocks, its slot's shared memory,
+/// all co-resident: each waits for the others) lie: the SM of every ticket (entry order, which
+/// is a group's first id), four launches. Says whether the top quarter of the tickets — the
+/// groups the scheduler takes, whose slots the matmul gets — fill whole SMs or share SMs with
+/// lower tickets, and where tickets 0..7 (the grid BFS's frontier workers) lie.
+fn slot_probe(gpu: &Gpu, m: &Multitasker) -> Res<Value> {
+    const SRC: &str = r#"
+extern "C" __global__ void slot_probe(unsigned* out, unsigned n) {
+  extern __shared__ unsigned pad[];
+  if (threadIdx.x == 0) {
+    const unsigned t = atomicAdd(&out[0], 1u);
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    out[2 + t] = sm;
+    pad[0] = sm;
+    const long long c0 = clock64();
+    while (atomicAdd(&out[1], 0u) == 0u && atomicAdd(&out[0], 0u) < n && clock64() - c0 < 2000000000ll) {}
+    out[1] = 1u;
+  }
+}"#;
+    let md = gpu.compile("slot_probe.cu", SRC, &CompileOptions::default())?;
+    let n = m.groups();
+    let q = Share::Quarter.groups(n) as usize;
+    let lane = Lane::new(gpu, None)?;
+    let mut launches = Vec::new();
+    let mut summary = String::new();
+    for l in 0..4 {
+        let mut buf = gpu.alloc_zeroed::<u32>(2 + n as usize)?;
+        buf.copy_from(&vec![0u32; 2 + n as usize])?;
+        lane.launch(
+            &md,
+            "slot_probe",
+            n,
+            256,
+            m.config().shared_bytes,
+            &occupant::args![&buf, n],
+        )?;
+        lane.synchronize(Duration::from_secs(10))?;
+        let v = buf.to_vec()?;
+        let sm: Vec<u32> = v[2..].to_vec();
+        let top = &sm[n as usize - q..];
+        let low = &sm[..n as usize - q];
+        let mut top_sms = top.to_vec();
+        top_sms.sort_unstable();
+        top_sms.dedup();
+        let shared = top_sms.iter().filter(|s| low.contains(s)).count();
+        let first: Vec<u32> = sm[..8.min(sm.len())].to_vec();
+        let first_beside_top = first.iter().filter(|s| top.contains(s)).count();
+        let line = format!(
+            "launch {l}: {} blocks entered; the top {q} tickets on {} SMs ({} of them shared with a lower ticket); tickets 0..7 on SMs {:?} ({} beside a top ticket)",
+            v[0], top_sms.len(), shared, first, first_beside_top
+        );
+        summary.push_str(&line);
+        summary.push_str("; ");
+        launches.push(
+            json!({"entered": v[0], "sm_of_ticket": sm, "top_quarter_sms": top_sms.len(),
+            "top_quarter_sms_shared_with_lower": shared, "first8_sms": first,
+            "first8_beside_top": first_beside_top}),
+        );
+    }
+    Ok(json!({"groups": n, "quarter": q, "launches": launches, "summary": summary}))
 }
 
 fn run(out: &Path, quick: bool) -> Res<()> {

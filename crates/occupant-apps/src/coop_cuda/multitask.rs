@@ -203,6 +203,11 @@ impl Multitasker {
         self.n_groups
     }
 
+    /// The cooperative launches' configuration (the slot's dynamic shared memory).
+    pub fn config(&self) -> &CoopConfig {
+        &self.cfg
+    }
+
     /// Runs the matmul alone on `blocks` blocks; returns its device time, µs.
     pub fn matmul_alone(&mut self, blocks: u32) -> Result<f64> {
         let lane = Lane::new(&self.gpu, None)?;
@@ -260,6 +265,12 @@ impl Multitasker {
 
     /// The BFS alone in `mode` (no requests); returns (µs, wrong rounds).
     pub fn bfs_alone(&mut self, mode: BarrierMode) -> Result<(f64, u32)> {
+        self.bfs_alone_report(mode)
+            .map(|(rep, wrong)| (rep.elapsed_us, wrong))
+    }
+
+    /// The same, returning the launch's whole report.
+    pub fn bfs_alone_report(&mut self, mode: BarrierMode) -> Result<(CoopReport, u32)> {
         let cfg = self.cfg.clone();
         let s = self.bfs.start(mode, &cfg)?;
         let rep = s.finish(Duration::from_secs(60))?;
@@ -269,7 +280,7 @@ impl Multitasker {
         } else {
             self.alone.push((mode, rep.elapsed_us));
         }
-        Ok((rep.elapsed_us, wrong))
+        Ok((rep, wrong))
     }
 
     fn alone_us(&mut self, mode: BarrierMode) -> Result<f64> {
