@@ -253,50 +253,52 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32) -> Res<()> {
     let dists = [Distribution::Static, Distribution::Dynamic];
     let mut results = Vec::new();
     for w in WORKLOADS {
-        let mm_n = m.calibrate(w.exec_ms)?;
-        let full = m.exec_alone_us(m.groups())?;
-        let quarter = m.exec_alone_us(Share::Quarter.groups(m.groups()))?;
-        let mut alone = vec![Vec::new(); 2];
-        let mut corun = vec![Vec::new(); 2];
-        let mut ratios = vec![Vec::new(); 2];
-        let mut reqs: Vec<Vec<Request>> = vec![Vec::new(); 2];
-        let mut addrs = vec![Vec::new(); 2];
-        let mut wrong = 0;
-        for rep in 0..reps.max(1) {
-            for k in 0..2 {
-                let i = if rep % 2 == 0 { k } else { 1 - k };
-                m.bfs.set_distribution(dists[i]);
-                let (a1, w1) = m.bfs_alone_report(mode)?;
-                let (a2, w2) = m.bfs_alone_report(mode)?;
-                let c1 = m.corun_cooperative(mode, w, Share::Quarter)?;
-                let c2 = m.corun_cooperative(mode, w, Share::Quarter)?;
-                wrong += w1 + w2 + c1.wrong_rounds + c2.wrong_rounds;
-                let (a, c) = (
-                    (a1.elapsed_us + a2.elapsed_us) / 2.0,
-                    (c1.corun_us + c2.corun_us) / 2.0,
-                );
-                alone[i].extend([a1.elapsed_us, a2.elapsed_us]);
-                corun[i].extend([c1.corun_us, c2.corun_us]);
-                addrs[i].extend([
-                    a1.state_addr,
-                    a2.state_addr,
-                    c1.report.state_addr,
-                    c2.report.state_addr,
-                ]);
-                ratios[i].push(c / a);
-                reqs[i].extend(c1.requests.iter().chain(&c2.requests).copied());
+        // One workload; an error (a gather timeout, say) is recorded and the next one runs.
+        let mut one = || -> Res<Value> {
+            let mm_n = m.calibrate(w.exec_ms)?;
+            let full = m.exec_alone_us(m.groups())?;
+            let quarter = m.exec_alone_us(Share::Quarter.groups(m.groups()))?;
+            let mut alone = vec![Vec::new(); 2];
+            let mut corun = vec![Vec::new(); 2];
+            let mut ratios = vec![Vec::new(); 2];
+            let mut reqs: Vec<Vec<Request>> = vec![Vec::new(); 2];
+            let mut addrs = vec![Vec::new(); 2];
+            let mut wrong = 0;
+            for rep in 0..reps.max(1) {
+                for k in 0..2 {
+                    let i = if rep % 2 == 0 { k } else { 1 - k };
+                    m.bfs.set_distribution(dists[i]);
+                    let (a1, w1) = m.bfs_alone_report(mode)?;
+                    let (a2, w2) = m.bfs_alone_report(mode)?;
+                    let c1 = m.corun_cooperative(mode, w, Share::Quarter)?;
+                    let c2 = m.corun_cooperative(mode, w, Share::Quarter)?;
+                    wrong += w1 + w2 + c1.wrong_rounds + c2.wrong_rounds;
+                    let (a, c) = (
+                        (a1.elapsed_us + a2.elapsed_us) / 2.0,
+                        (c1.corun_us + c2.corun_us) / 2.0,
+                    );
+                    alone[i].extend([a1.elapsed_us, a2.elapsed_us]);
+                    corun[i].extend([c1.corun_us, c2.corun_us]);
+                    addrs[i].extend([
+                        a1.state_addr,
+                        a2.state_addr,
+                        c1.report.state_addr,
+                        c2.report.state_addr,
+                    ]);
+                    ratios[i].push(c / a);
+                    reqs[i].extend(c1.requests.iter().chain(&c2.requests).copied());
+                }
             }
-        }
-        let min = |v: &[f64]| v.iter().cloned().fold(f64::MAX, f64::min);
-        let mut per = Vec::new();
-        for i in 0..2 {
-            let gather: Vec<f64> = reqs[i].iter().map(|r| r.gather_us).collect();
-            let exec: Vec<f64> = reqs[i].iter().map(|r| r.exec_us).collect();
-            let lat: Vec<f64> = reqs[i].iter().map(|r| r.start_latency_us).collect();
-            let met = reqs[i].iter().filter(|r| r.period_met).count() as f64
-                / reqs[i].len().max(1) as f64;
-            let d_ms = median(&exec) / 1e3;
-            let v = json!({"distribution": dists[i].name(), "slowdown_paired_median": median(&ratios[i]),
+            let min = |v: &[f64]| v.iter().cloned().fold(f64::MAX, f64::min);
+            let mut per = Vec::new();
+            for i in 0..2 {
+                let gather: Vec<f64> = reqs[i].iter().map(|r| r.gather_us).collect();
+                let exec: Vec<f64> = reqs[i].iter().map(|r| r.exec_us).collect();
+                let lat: Vec<f64> = reqs[i].iter().map(|r| r.start_latency_us).collect();
+                let met = reqs[i].iter().filter(|r| r.period_met).count() as f64
+                    / reqs[i].len().max(1) as f64;
+                let d_ms = median(&exec) / 1e3;
+                let v = json!({"distribution": dists[i].name(), "slowdown_paired_median": median(&ratios[i]),
                 "slowdown_of_minima": min(&corun[i]) / min(&alone[i]),
                 "slowdown_of_medians": median(&corun[i]) / median(&alone[i]),
                 "ratios": ratios[i], "alone_us": alone[i], "corun_us": corun[i],
@@ -305,23 +307,31 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32) -> Res<()> {
                 "median_start_latency_us": median(&lat),
                 "model_exec": w.period_ms / (w.period_ms - d_ms),
                 "model_whole_gpu": w.period_ms / (w.period_ms - full / 1e3)});
-            println!(
+                println!(
                 "{} {}: slowdown {:.3} (paired median; of minima {:.3}, of medians {:.3}), period met {:.2}, gather median {:.1} µs, start {:.1} µs, exec median {:.0} µs, {} requests; models P/(P-D) {:.3}, P/(P-E) {:.3}",
                 w.name, dists[i].name(), median(&ratios[i]), min(&corun[i]) / min(&alone[i]),
                 median(&corun[i]) / median(&alone[i]), met, median(&gather), median(&lat),
                 median(&exec), reqs[i].len(), w.period_ms / (w.period_ms - d_ms),
                 w.period_ms / (w.period_ms - full / 1e3)
             );
-            per.push(v);
-        }
-        println!(
+                per.push(v);
+            }
+            println!(
             "{}: matmul n = {mm_n}, {full:.0} µs on the whole GPU, {quarter:.0} µs on a quarter alone; wrong rounds {wrong}",
             w.name
         );
-        results.push(
-            json!({"workload": w, "matmul_n": mm_n, "matmul_full_gpu_us": full,
+            Ok(
+                json!({"workload": w, "matmul_n": mm_n, "matmul_full_gpu_us": full,
             "matmul_quarter_alone_us": quarter, "wrong_rounds": wrong, "variants": per}),
-        );
+            )
+        };
+        match one() {
+            Ok(v) => results.push(v),
+            Err(e) => {
+                println!("{}: failed: {e}", w.name);
+                results.push(json!({"workload": w, "error": e.to_string()}));
+            }
+        }
         write(
             out,
             "mt-compare.json",
