@@ -53,9 +53,9 @@ step test-gpu_coop 20 "$here/test-gpu_coop" --test-threads=1 --nocapture
 grep -E "^test |test result|panicked|cycles" "$res/test-gpu_coop.log" >>"$sum"
 step test-gpu_coop_bfs 40 "$here/test-gpu_coop_bfs" --test-threads=1 --nocapture
 grep -E "^test |test result|panicked|cycles|total" "$res/test-gpu_coop_bfs.log" >>"$sum"
-step mtcmp 90 "$here/coop_cuda_experiments" "$res/coop" mtcmp 3 40
+step mtcmp 100 "$here/coop_cuda_experiments" "$res/coop" mtcmp 3 40
 grep -vE "^\{" "$res/mtcmp.log" | tail -20 >>"$sum"
-step overhead-grid 55 env OCC_OVERHEAD_ROUNDS=40,10 "$here/coop_cuda_experiments" "$res/coop-grid" overhead 3 grid:1000x1000
+step overhead-grid 45 env OCC_OVERHEAD_ROUNDS=40,10 "$here/coop_cuda_experiments" "$res/coop-grid" overhead 2 grid:1000x1000
 tail -4 "$res/overhead-grid.log" | cut -c1-600 >>"$sum"
 step overhead-rmat 35 env OCC_OVERHEAD_ROUNDS=20,5 "$here/coop_cuda_experiments" "$res/coop-rmat" overhead 1 rmat:scale=20,ef=16
 tail -4 "$res/overhead-rmat.log" | cut -c1-600 >>"$sum"

@@ -258,11 +258,13 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32) -> Res<()> {
             let mm_n = m.calibrate(w.exec_ms)?;
             let full = m.exec_alone_us(m.groups())?;
             let quarter = m.exec_alone_us(Share::Quarter.groups(m.groups()))?;
-            let mut alone = vec![Vec::new(); 2];
-            let mut corun = vec![Vec::new(); 2];
-            let mut ratios = vec![Vec::new(); 2];
-            let mut reqs: Vec<Vec<Request>> = vec![Vec::new(); 2];
-            let mut addrs = vec![Vec::new(); 2];
+            // Variants: 0 static, 1 dynamic, 2 dynamic with the slots held idle for as long as
+            // the matmul takes on them alone (its alone launches: variant 1's of the repetition).
+            let mut alone = vec![Vec::new(); 3];
+            let mut corun = vec![Vec::new(); 3];
+            let mut ratios = vec![Vec::new(); 3];
+            let mut reqs: Vec<Vec<Request>> = vec![Vec::new(); 3];
+            let mut addrs = vec![Vec::new(); 3];
             let mut wrong = 0;
             for rep in 0..reps.max(1) {
                 for k in 0..2 {
@@ -287,18 +289,34 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32) -> Res<()> {
                     ]);
                     ratios[i].push(c / a);
                     reqs[i].extend(c1.requests.iter().chain(&c2.requests).copied());
+                    if i == 1 {
+                        m.idle_instead_us = Some(quarter);
+                        let c1 = m.corun_cooperative(mode, w, Share::Quarter);
+                        let c2 = c1
+                            .is_ok()
+                            .then(|| m.corun_cooperative(mode, w, Share::Quarter));
+                        m.idle_instead_us = None;
+                        let (c1, c2) = (c1?, c2.expect("ran")?);
+                        wrong += c1.wrong_rounds + c2.wrong_rounds;
+                        alone[2].extend([a1.elapsed_us, a2.elapsed_us]);
+                        corun[2].extend([c1.corun_us, c2.corun_us]);
+                        addrs[2].extend([c1.report.state_addr, c2.report.state_addr]);
+                        ratios[2].push((c1.corun_us + c2.corun_us) / 2.0 / a);
+                        reqs[2].extend(c1.requests.iter().chain(&c2.requests).copied());
+                    }
                 }
             }
             let min = |v: &[f64]| v.iter().cloned().fold(f64::MAX, f64::min);
             let mut per = Vec::new();
-            for i in 0..2 {
+            let names = ["static", "dynamic", "dynamic_idle_slots"];
+            for i in 0..3 {
                 let gather: Vec<f64> = reqs[i].iter().map(|r| r.gather_us).collect();
                 let exec: Vec<f64> = reqs[i].iter().map(|r| r.exec_us).collect();
                 let lat: Vec<f64> = reqs[i].iter().map(|r| r.start_latency_us).collect();
                 let met = reqs[i].iter().filter(|r| r.period_met).count() as f64
                     / reqs[i].len().max(1) as f64;
                 let d_ms = median(&exec) / 1e3;
-                let v = json!({"distribution": dists[i].name(), "slowdown_paired_median": median(&ratios[i]),
+                let v = json!({"variant": names[i], "slowdown_paired_median": median(&ratios[i]),
                 "slowdown_of_minima": min(&corun[i]) / min(&alone[i]),
                 "slowdown_of_medians": median(&corun[i]) / median(&alone[i]),
                 "ratios": ratios[i], "alone_us": alone[i], "corun_us": corun[i],
@@ -309,7 +327,7 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32) -> Res<()> {
                 "model_whole_gpu": w.period_ms / (w.period_ms - full / 1e3)});
                 println!(
                 "{} {}: slowdown {:.3} (paired median; of minima {:.3}, of medians {:.3}), period met {:.2}, gather median {:.1} µs, start {:.1} µs, exec median {:.0} µs, {} requests; models P/(P-D) {:.3}, P/(P-E) {:.3}",
-                w.name, dists[i].name(), median(&ratios[i]), min(&corun[i]) / min(&alone[i]),
+                w.name, names[i], median(&ratios[i]), min(&corun[i]) / min(&alone[i]),
                 median(&corun[i]) / median(&alone[i]), met, median(&gather), median(&lat),
                 median(&exec), reqs[i].len(), w.period_ms / (w.period_ms - d_ms),
                 w.period_ms / (w.period_ms - full / 1e3)

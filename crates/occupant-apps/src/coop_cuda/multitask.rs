@@ -101,6 +101,10 @@ pub struct Multitasker {
     cfg: CoopConfig,
     alone: Vec<(BarrierMode, f64)>,
     exec_alone: Vec<(u32, f64)>,
+    /// When set, the cooperative co-runs hold the gathered slots idle this long (µs) instead of
+    /// running the matmul in them: what the kills, forks and fewer groups cost without the
+    /// other kernel's interference.
+    pub idle_instead_us: Option<f64>,
 }
 
 /// Largest matmul size prepared (n×n floats, three matrices).
@@ -195,6 +199,7 @@ impl Multitasker {
             cfg,
             alone: Vec::new(),
             exec_alone: Vec::new(),
+            idle_instead_us: None,
         })
     }
 
@@ -313,6 +318,7 @@ impl Multitasker {
         );
         let mut requests = Vec::new();
         let mut done_at = Vec::new();
+        let idle = self.idle_instead_us;
         let mut s: Scheduler<'_> = self.bfs.start(mode, &cfg)?;
         let k = share.groups(s.groups());
         let mut due = Instant::now() + period;
@@ -332,20 +338,33 @@ impl Multitasker {
                 due = t_req + period;
                 continue;
             }
-            stamps.copy_from(&[u64::MAX, 0])?;
-            lane.launch(
-                mm,
-                "matmul",
-                g.gathered,
-                256,
-                mm_shared,
-                &occupant::args![a, b, c, mm_n, &*stamps],
-            )?;
-            lane.synchronize(Duration::from_secs(10))?;
+            let exec_us = if let Some(idle) = idle {
+                let t = Instant::now();
+                while t.elapsed().as_secs_f64() * 1e6 < idle {
+                    std::thread::sleep(Duration::from_micros(50));
+                }
+                t.elapsed().as_secs_f64() * 1e6
+            } else {
+                stamps.copy_from(&[u64::MAX, 0])?;
+                lane.launch(
+                    mm,
+                    "matmul",
+                    g.gathered,
+                    256,
+                    mm_shared,
+                    &occupant::args![a, b, c, mm_n, &*stamps],
+                )?;
+                lane.synchronize(Duration::from_secs(10))?;
+                0.0
+            };
             let t_done = Instant::now();
             s.give_back(g.gathered)?;
-            let st = stamps.to_vec()?;
-            let exec_us = st[1].saturating_sub(st[0]) as f64 / 1e3;
+            let exec_us = if idle.is_some() {
+                exec_us
+            } else {
+                let st = stamps.to_vec()?;
+                st[1].saturating_sub(st[0]) as f64 / 1e3
+            };
             let response_us = (t_done - t_req).as_secs_f64() * 1e6;
             requests.push(Request {
                 groups: g.gathered,
