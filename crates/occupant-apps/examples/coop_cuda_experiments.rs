@@ -6,10 +6,10 @@
 //! coop_cuda_experiments OUT_DIR overhead REPS [SPEC ...]   (section 1 alone, REPS interleaved
 //!                                                          repetitions of two launches per mode,
 //!                                                          default grid:1000x1000)
-//! coop_cuda_experiments OUT_DIR mtcmp REPS ROUNDS   (the multitasking co-run, query barrier, a
-//!                                                  quarter, light/medium/heavy: the static vs
-//!                                                  the dynamic distribution, paired launches;
-//!                                                  and where the slots of the top quarter lie)
+//! coop_cuda_experiments OUT_DIR mtcmp REPS ROUNDS [final]
+//!     the multitasking co-run (query barrier, a quarter, light/medium/heavy): the static split
+//!     vs the dynamic distribution vs the dynamic one with the slots held idle, paired launches
+//!     (`final`: the last two only); and where the top quarter of the tickets lies on the SMs
 //! coop_cuda_experiments --child PERIOD_MS BLOCKS N DURATION_MS   (the second process)
 //! coop_cuda_experiments --green OTHER_SMS FULL_GPU_US N_LIGHT N_MEDIUM N_HEAVY   (green contexts)
 //! ```
@@ -55,7 +55,8 @@ fn main() {
         overhead_only(Path::new(out), reps, &specs)
     } else if let (Some(out), Some("mtcmp")) = (args.get(1), args.get(2).map(String::as_str)) {
         let num = |i: usize, d: u32| args.get(i).and_then(|r| r.parse().ok()).unwrap_or(d);
-        mt_compare(Path::new(out), num(3, 3), num(4, 40))
+        let final_only = args.get(5).map(String::as_str) == Some("final");
+        mt_compare(Path::new(out), num(3, 3), num(4, 40), final_only)
     } else if let Some(out) = args.get(1) {
         run(
             Path::new(out),
@@ -228,7 +229,7 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
 /// alone launches (the grid BFS's time alternated with the launch's parity on an H100), and
 /// the figure is the median over repetitions. Also: where the top quarter of the tickets (the
 /// groups the scheduler takes) lie on the SMs.
-fn mt_compare(out: &Path, reps: u32, rounds: u32) -> Res<()> {
+fn mt_compare(out: &Path, reps: u32, rounds: u32, final_only: bool) -> Res<()> {
     std::fs::create_dir_all(out)?;
     let gpu = match Gpu::open(0) {
         Ok(g) => g,
@@ -269,6 +270,9 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32) -> Res<()> {
             for rep in 0..reps.max(1) {
                 for k in 0..2 {
                     let i = if rep % 2 == 0 { k } else { 1 - k };
+                    if final_only && i == 0 {
+                        continue; // the old static split: measured in run-607b458-i12
+                    }
                     m.bfs.set_distribution(dists[i]);
                     let (a1, w1) = m.bfs_alone_report(mode)?;
                     let (a2, w2) = m.bfs_alone_report(mode)?;
@@ -310,6 +314,9 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32) -> Res<()> {
             let mut per = Vec::new();
             let names = ["static", "dynamic", "dynamic_idle_slots"];
             for i in 0..3 {
+                if final_only && i == 0 {
+                    continue;
+                }
                 let gather: Vec<f64> = reqs[i].iter().map(|r| r.gather_us).collect();
                 let exec: Vec<f64> = reqs[i].iter().map(|r| r.exec_us).collect();
                 let lat: Vec<f64> = reqs[i].iter().map(|r| r.start_latency_us).collect();
@@ -375,6 +382,9 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32) -> Res<()> {
 /// groups the scheduler takes, whose slots the matmul gets — fill whole SMs or share SMs with
 /// lower tickets, and where tickets 0..7 (the grid BFS's frontier workers) lie.
 fn slot_probe(gpu: &Gpu, m: &Multitasker) -> Res<Value> {
+    // Layout of `out`: [0] tickets, [1] go, [2, 2+n) SM of each ticket, [2+n, 2+2n) its
+    // atomic round trip to one fixed word (cycles, mean of 16 dependent ones, measured one
+    // block at a time in ticket order), [2+2n+32] that word, [2+2n+64] whose turn it is.
     const SRC: &str = r#"
 extern "C" __global__ void slot_probe(unsigned* out, unsigned n) {
   extern __shared__ unsigned pad[];
@@ -387,6 +397,15 @@ extern "C" __global__ void slot_probe(unsigned* out, unsigned n) {
     const long long c0 = clock64();
     while (atomicAdd(&out[1], 0u) == 0u && atomicAdd(&out[0], 0u) < n && clock64() - c0 < 2000000000ll) {}
     out[1] = 1u;
+    unsigned* hot = out + 2 + 2 * n + 32;
+    volatile unsigned* turn = out + 2 + 2 * n + 64;
+    while (*turn != t && clock64() - c0 < 4000000000ll) {}
+    unsigned x = 0u;
+    const long long l0 = clock64();
+    for (int i = 0; i < 16; ++i) x = atomicAdd(hot + (x >> 31), 1u);
+    out[2 + n + t] = (unsigned)((clock64() - l0) / 16) + (x >> 31);
+    __threadfence();
+    *turn = t + 1u;
   }
 }"#;
     let md = gpu.compile("slot_probe.cu", SRC, &CompileOptions::default())?;
@@ -395,9 +414,10 @@ extern "C" __global__ void slot_probe(unsigned* out, unsigned n) {
     let lane = Lane::new(gpu, None)?;
     let mut launches = Vec::new();
     let mut summary = String::new();
-    for l in 0..4 {
-        let mut buf = gpu.alloc_zeroed::<u32>(2 + n as usize)?;
-        buf.copy_from(&vec![0u32; 2 + n as usize])?;
+    let words = 2 + 2 * n as usize + 96;
+    for l in 0..8 {
+        let mut buf = gpu.alloc_zeroed::<u32>(words)?;
+        buf.copy_from(&vec![0u32; words])?;
         lane.launch(
             &md,
             "slot_probe",
@@ -408,7 +428,12 @@ extern "C" __global__ void slot_probe(unsigned* out, unsigned n) {
         )?;
         lane.synchronize(Duration::from_secs(10))?;
         let v = buf.to_vec()?;
-        let sm: Vec<u32> = v[2..].to_vec();
+        let sm: Vec<u32> = v[2..2 + n as usize].to_vec();
+        let lat: Vec<u32> = v[2 + n as usize..2 + 2 * n as usize].to_vec();
+        let mut sorted = lat.clone();
+        sorted.sort_unstable();
+        let lat_median = sorted[sorted.len() / 2];
+        let lat_first8 = lat[..8.min(lat.len())].iter().sum::<u32>() / 8;
         let top = &sm[n as usize - q..];
         let low = &sm[..n as usize - q];
         let mut top_sms = top.to_vec();
@@ -418,15 +443,16 @@ extern "C" __global__ void slot_probe(unsigned* out, unsigned n) {
         let first: Vec<u32> = sm[..8.min(sm.len())].to_vec();
         let first_beside_top = first.iter().filter(|s| top.contains(s)).count();
         let line = format!(
-            "launch {l}: {} blocks entered; the top {q} tickets on {} SMs ({} of them shared with a lower ticket); tickets 0..7 on SMs {:?} ({} beside a top ticket)",
-            v[0], top_sms.len(), shared, first, first_beside_top
+            "launch {l}: {} blocks entered; the top {q} tickets on {} SMs ({} of them shared with a lower ticket); tickets 0..7 on SMs {:?} ({} beside a top ticket), their atomic round trip {lat_first8} cycles (all tickets: median {lat_median}, {}–{})",
+            v[0], top_sms.len(), shared, first, first_beside_top, sorted[0], sorted[sorted.len() - 1]
         );
         summary.push_str(&line);
         summary.push_str("; ");
         launches.push(
             json!({"entered": v[0], "sm_of_ticket": sm, "top_quarter_sms": top_sms.len(),
             "top_quarter_sms_shared_with_lower": shared, "first8_sms": first,
-            "first8_beside_top": first_beside_top}),
+            "first8_beside_top": first_beside_top, "atomic_cycles_of_ticket": lat,
+            "first8_atomic_cycles": lat_first8, "atomic_cycles_median": lat_median}),
         );
     }
     Ok(json!({"groups": n, "quarter": q, "launches": launches, "summary": summary}))
