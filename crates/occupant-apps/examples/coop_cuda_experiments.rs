@@ -26,7 +26,7 @@
 use occupant::cuda::coop::{Lane, MATMUL_CU};
 use occupant::cuda::{CompileOptions, Gpu};
 use occupant_apps::coop_cuda::{
-    median, App, BarrierMode, Distribution, Multitasker, Request, Share, WORKLOADS,
+    median, App, BarrierMode, CoRun, Distribution, Multitasker, Request, Share, WORKLOADS,
 };
 use occupant_apps::graph::{BuildOptions, Csr, GraphSpec};
 use serde_json::{json, Value};
@@ -266,6 +266,15 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, final_only: bool) -> Res<()> {
             let mut ratios = vec![Vec::new(); 3];
             let mut reqs: Vec<Vec<Request>> = vec![Vec::new(); 3];
             let mut addrs = vec![Vec::new(); 3];
+            // Barrier progress: [while the other kernel ran: barriers, µs; between requests:
+            // barriers, µs; alone: barriers, µs].
+            let mut prog = [[0.0f64; 6]; 3];
+            let add = |p: &mut [f64; 6], c: &CoRun| {
+                let q = progress(c);
+                for j in 0..4 {
+                    p[j] += q[j];
+                }
+            };
             let mut wrong = 0;
             for rep in 0..reps.max(1) {
                 for k in 0..2 {
@@ -293,6 +302,10 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, final_only: bool) -> Res<()> {
                     ]);
                     ratios[i].push(c / a);
                     reqs[i].extend(c1.requests.iter().chain(&c2.requests).copied());
+                    add(&mut prog[i], &c1);
+                    add(&mut prog[i], &c2);
+                    prog[i][4] += f64::from(a1.barriers + a2.barriers);
+                    prog[i][5] += a1.elapsed_us + a2.elapsed_us;
                     if i == 1 {
                         m.idle_instead_us = Some(quarter);
                         let c1 = m.corun_cooperative(mode, w, Share::Quarter);
@@ -307,6 +320,10 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, final_only: bool) -> Res<()> {
                         addrs[2].extend([c1.report.state_addr, c2.report.state_addr]);
                         ratios[2].push((c1.corun_us + c2.corun_us) / 2.0 / a);
                         reqs[2].extend(c1.requests.iter().chain(&c2.requests).copied());
+                        add(&mut prog[2], &c1);
+                        add(&mut prog[2], &c2);
+                        prog[2][4] += f64::from(a1.barriers + a2.barriers);
+                        prog[2][5] += a1.elapsed_us + a2.elapsed_us;
                     }
                 }
             }
@@ -323,6 +340,14 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, final_only: bool) -> Res<()> {
                 let met = reqs[i].iter().filter(|r| r.period_met).count() as f64
                     / reqs[i].len().max(1) as f64;
                 let d_ms = median(&exec) / 1e3;
+                let rate = |b: f64, t: f64| if t > 0.0 { b / t } else { 0.0 };
+                let alone_rate = rate(prog[i][4], prog[i][5]);
+                let during = rate(prog[i][0], prog[i][1]) / alone_rate;
+                let between = rate(prog[i][2], prog[i][3]) / alone_rate;
+                println!(
+                    "{} {}: barrier rate vs alone: {during:.3} while the other kernel ran ({:.0} ms in all), {between:.3} between requests ({:.0} ms)",
+                    w.name, names[i], prog[i][1] / 1e3, prog[i][3] / 1e3
+                );
                 let v = json!({"variant": names[i], "slowdown_paired_median": median(&ratios[i]),
                 "slowdown_of_minima": min(&corun[i]) / min(&alone[i]),
                 "slowdown_of_medians": median(&corun[i]) / median(&alone[i]),
@@ -331,7 +356,9 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, final_only: bool) -> Res<()> {
                 "median_gather_us": median(&gather), "median_exec_us": median(&exec),
                 "median_start_latency_us": median(&lat),
                 "model_exec": w.period_ms / (w.period_ms - d_ms),
-                "model_whole_gpu": w.period_ms / (w.period_ms - full / 1e3)});
+                "model_whole_gpu": w.period_ms / (w.period_ms - full / 1e3),
+                "barrier_rate_during_other_vs_alone": during, "barrier_rate_between_vs_alone": between,
+                "progress": prog[i], "request_list": reqs[i]});
                 println!(
                 "{} {}: slowdown {:.3} (paired median; of minima {:.3}, of medians {:.3}), period met {:.2}, gather median {:.1} µs, start {:.1} µs, exec median {:.0} µs, {} requests; models P/(P-D) {:.3}, P/(P-E) {:.3}",
                 w.name, names[i], median(&ratios[i]), min(&corun[i]) / min(&alone[i]),
@@ -374,6 +401,23 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, final_only: bool) -> Res<()> {
     )?;
     println!("done");
     Ok(())
+}
+
+/// A co-run's barrier progress from its requests: [barriers, µs while the other kernel ran
+/// (request → done); barriers, µs between requests (done → next request)]. The barrier counts
+/// are the master's reports (every 64 barriers).
+fn progress(c: &CoRun) -> [f64; 4] {
+    let r = &c.requests;
+    let mut p = [0.0; 4];
+    for (i, q) in r.iter().enumerate() {
+        p[0] += f64::from(q.barriers_at_done.saturating_sub(q.barriers_at_request));
+        p[1] += q.response_us;
+        if let Some(n) = r.get(i + 1) {
+            p[2] += f64::from(n.barriers_at_request.saturating_sub(q.barriers_at_done));
+            p[3] += n.at_us - (q.at_us + q.response_us);
+        }
+    }
+    p
 }
 
 /// Where the blocks of a launch like the cooperative one (N blocks, its slot's shared memory,
@@ -721,6 +765,7 @@ fn second_process(m: &mut Multitasker, period_ms: f64, mm_n: u32, blocks: u32) -
             response_us: v["response_us"].as_f64().unwrap_or(0.0),
             start_latency_us: v["start_latency_us"].as_f64().unwrap_or(0.0),
             period_met: v["period_met"].as_bool().unwrap_or(false),
+            ..Request::default()
         })
         .collect();
     let alone_k = m.exec_alone_us(blocks)?;
@@ -989,6 +1034,7 @@ fn green_child(args: &[String]) -> Res<()> {
                 response_us,
                 start_latency_us: (response_us - exec_us).max(0.0),
                 period_met: response_us <= w.period_ms * 1e3,
+                ..Request::default()
             })
         };
         let r = m.corun_with("green_context", w, Share::Quarter, blocks, &mut f)?;

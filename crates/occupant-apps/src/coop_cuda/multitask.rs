@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 pub use crate::coop::multitask::{Share, Workload, WORKLOADS};
 
 /// One request of the other kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct Request {
     /// Groups (slots) it ran on.
     pub groups: u32,
@@ -30,6 +30,14 @@ pub struct Request {
     pub start_latency_us: f64,
     /// Done within its period (before the next request is due).
     pub period_met: bool,
+    /// When it was made, µs after the launch (cooperative co-runs; 0 otherwise).
+    pub at_us: f64,
+    /// The cooperative kernel's barriers (as its master last reported them, every 64) when it
+    /// was made and when the other kernel was done: with `at_us` and `response_us`, the
+    /// kernel's progress while the other one ran and between requests.
+    pub barriers_at_request: u32,
+    /// See `barriers_at_request`.
+    pub barriers_at_done: u32,
 }
 
 /// A co-run of the cooperative (or persistent) BFS with the periodic other kernel.
@@ -319,6 +327,7 @@ impl Multitasker {
         let mut requests = Vec::new();
         let mut done_at = Vec::new();
         let idle = self.idle_instead_us;
+        let t_start = Instant::now();
         let mut s: Scheduler<'_> = self.bfs.start(mode, &cfg)?;
         let k = share.groups(s.groups());
         let mut due = Instant::now() + period;
@@ -330,6 +339,7 @@ impl Multitasker {
                 std::thread::sleep(Duration::from_micros(50));
             }
             let t_req = Instant::now();
+            let b_req = s.barriers();
             let g = s.take(k, Duration::from_secs(3))?;
             if g.kernel_finished {
                 return Ok(());
@@ -358,6 +368,7 @@ impl Multitasker {
                 0.0
             };
             let t_done = Instant::now();
+            let b_done = s.barriers();
             s.give_back(g.gathered)?;
             let exec_us = if idle.is_some() {
                 exec_us
@@ -373,6 +384,9 @@ impl Multitasker {
                 response_us,
                 start_latency_us: (response_us - exec_us).max(0.0),
                 period_met: t_done <= t_req + period,
+                at_us: (t_req - t_start).as_secs_f64() * 1e6,
+                barriers_at_request: b_req,
+                barriers_at_done: b_done,
             });
             done_at.push(t_done);
             due = (t_req + period).max(Instant::now());
@@ -425,6 +439,7 @@ impl Multitasker {
                 response_us,
                 start_latency_us: (response_us - exec_us).max(0.0),
                 period_met: response_us <= workload.period_ms * 1e3,
+                ..Request::default()
             })
         };
         let beside = run_beside(self.bfs.as_mut(), &self.cfg, workload, &mut other)?;
