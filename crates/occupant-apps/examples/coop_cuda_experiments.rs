@@ -6,6 +6,10 @@
 //! coop_cuda_experiments OUT_DIR overhead REPS [SPEC ...]   (section 1 alone, REPS interleaved
 //!                                                          repetitions of two launches per mode,
 //!                                                          default grid:1000x1000)
+//! coop_cuda_experiments OUT_DIR mtcmp REPS ROUNDS [final]
+//!     the multitasking co-run (query barrier, a quarter, light/medium/heavy): the static split
+//!     vs the dynamic distribution vs the dynamic one with the slots held idle, paired launches
+//!     (`final`: the last two only); and where the top quarter of the tickets lies on the SMs
 //! coop_cuda_experiments --child PERIOD_MS BLOCKS N DURATION_MS   (the second process)
 //! coop_cuda_experiments --green OTHER_SMS FULL_GPU_US N_LIGHT N_MEDIUM N_HEAVY   (green contexts)
 //! ```
@@ -21,7 +25,9 @@
 
 use occupant::cuda::coop::{Lane, MATMUL_CU};
 use occupant::cuda::{CompileOptions, Gpu};
-use occupant_apps::coop_cuda::{median, App, BarrierMode, Multitasker, Request, Share, WORKLOADS};
+use occupant_apps::coop_cuda::{
+    median, App, BarrierMode, CoRun, Distribution, Multitasker, Request, Share, WORKLOADS,
+};
 use occupant_apps::graph::{BuildOptions, Csr, GraphSpec};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -47,6 +53,10 @@ fn main() {
             .map(String::as_str)
             .collect();
         overhead_only(Path::new(out), reps, &specs)
+    } else if let (Some(out), Some("mtcmp")) = (args.get(1), args.get(2).map(String::as_str)) {
+        let num = |i: usize, d: u32| args.get(i).and_then(|r| r.parse().ok()).unwrap_or(d);
+        let final_only = args.get(5).map(String::as_str) == Some("final");
+        mt_compare(Path::new(out), num(3, 3), num(4, 40), final_only)
     } else if let Some(out) = args.get(1) {
         run(
             Path::new(out),
@@ -95,29 +105,47 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
     } else {
         specs.to_vec()
     };
+    // The baseline is the persistent kernel with the static split (index 0); the cooperative
+    // modes run the dynamic distribution (the default), and the persistent one with it too.
+    use Distribution::{Dynamic, Static};
     let modes = [
-        BarrierMode::Persistent,
-        BarrierMode::Regular,
-        BarrierMode::Query,
+        (BarrierMode::Persistent, Static),
+        (BarrierMode::Regular, Dynamic),
+        (BarrierMode::Query, Dynamic),
+        (BarrierMode::Persistent, Dynamic),
     ];
+    // Rounds per launch: OCC_OVERHEAD_ROUNDS="BFS,SSSP" (default 80,10).
+    let rounds_env = std::env::var("OCC_OVERHEAD_ROUNDS").unwrap_or_default();
+    let mut rounds_it = rounds_env.split(',').map(|r| r.trim().parse::<u32>().ok());
+    let (bfs_rounds, sssp_rounds) = (
+        rounds_it.next().flatten().unwrap_or(80),
+        rounds_it.next().flatten().unwrap_or(10),
+    );
     let mut rows = Vec::new();
     for spec in specs {
         let g = graph(spec)?;
         let n = g.num_vertices();
         let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
         for app in [App::Bfs, App::Sssp] {
-            let rounds = if app == App::Sssp { 10 } else { 80 };
+            let rounds = if app == App::Sssp {
+                sssp_rounds
+            } else {
+                bfs_rounds
+            };
             let mut m = Multitasker::with_app(&gpu, &g, &sources, rounds, 256, 2, app)?;
             let _ = m.bfs_alone(BarrierMode::Persistent)?; // warm-up (module, caches)
             let mut times = vec![Vec::new(); modes.len()];
+            let mut addrs = vec![Vec::new(); modes.len()];
             let mut pairs = vec![Vec::new(); modes.len()];
             let mut wrong = 0;
             for _ in 0..reps.max(1) {
-                for (i, &mode) in modes.iter().enumerate() {
-                    let (a, w1) = m.bfs_alone(mode)?;
-                    let (b, w2) = m.bfs_alone(mode)?;
-                    times[i].extend([a, b]);
-                    pairs[i].push((a + b) / 2.0);
+                for (i, &(mode, dist)) in modes.iter().enumerate() {
+                    m.bfs.set_distribution(dist);
+                    let (a, w1) = m.bfs_alone_report(mode)?;
+                    let (b, w2) = m.bfs_alone_report(mode)?;
+                    times[i].extend([a.elapsed_us, b.elapsed_us]);
+                    addrs[i].extend([a.state_addr, b.state_addr]);
+                    pairs[i].push((a.elapsed_us + b.elapsed_us) / 2.0);
                     wrong += w1 + w2;
                 }
             }
@@ -133,9 +161,16 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
             };
             let row = json!({"app": app.name(), "input": spec, "vertices": n, "edges": g.num_edges(),
                 "rounds": rounds, "groups": m.groups(), "repetitions": reps,
+                "distribution": "persistent: static; regular, query, persistent_dynamic: dynamic",
                 "persistent_us": times[0], "regular_us": times[1], "query_us": times[2],
+                "persistent_dynamic_us": times[3],
+                "state_addr": {"persistent": addrs[0], "regular": addrs[1], "query": addrs[2],
+                    "persistent_dynamic": addrs[3]},
                 "persistent_pair_means_us": pairs[0], "regular_pair_means_us": pairs[1],
-                "query_pair_means_us": pairs[2],
+                "query_pair_means_us": pairs[2], "persistent_dynamic_pair_means_us": pairs[3],
+                "persistent_dynamic_over_persistent_paired_median": paired(3),
+                "regular_over_persistent_dynamic_median": median(&pairs[1]) / median(&pairs[3]),
+                "query_over_persistent_dynamic_median": median(&pairs[2]) / median(&pairs[3]),
                 "regular_over_persistent_min": min(&pairs[1]) / min(&pairs[0]),
                 "query_over_persistent_min": min(&pairs[2]) / min(&pairs[0]),
                 "regular_over_persistent_median": median(&pairs[1]) / median(&pairs[0]),
@@ -145,14 +180,326 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
                 "wrong_rounds": wrong});
             println!("{row}");
             rows.push(row);
+            write(
+                out,
+                "overhead-interleaved.json",
+                &json!({"device": device, "rows": rows, "partial": true}),
+            )?;
         }
     }
+    // The goal's figures: geomean and max over every row of the cooperative / persistent
+    // ratios (median of the per-repetition ratios of pair means), against the static persistent
+    // kernel and against the persistent kernel with the same (dynamic) distribution.
+    let summary = |key: &str| -> (f64, f64) {
+        let v: Vec<f64> = rows
+            .iter()
+            .flat_map(|r| {
+                [
+                    r[format!("regular_over_{key}")].as_f64(),
+                    r[format!("query_over_{key}")].as_f64(),
+                ]
+            })
+            .flatten()
+            .filter(|x| *x > 0.0)
+            .collect();
+        let geo = (v.iter().map(|x| x.ln()).sum::<f64>() / v.len().max(1) as f64).exp();
+        (geo, v.iter().cloned().fold(0.0, f64::max))
+    };
+    let (g0, m0) = summary("persistent_paired_median");
+    let (g1, m1) = summary("persistent_dynamic_median");
+    println!(
+        "overhead (paired launches): coop/persistent geomean {g0:.4} max {m0:.4}; coop/persistent-dynamic (medians) geomean {g1:.4} max {m1:.4} (goal ≤ 1.03 / ≤ 1.10)"
+    );
     write(
         out,
         "overhead-interleaved.json",
-        &json!({"device": device, "rows": rows, "unit": "mean of two consecutive launches"}),
+        &json!({"device": device, "rows": rows, "unit": "mean of two consecutive launches",
+            "geomean_paired": g0, "max_paired": m0,
+            "geomean_vs_persistent_dynamic": g1, "max_vs_persistent_dynamic": m1,
+            "goal": {"geomean": 1.03, "max": 1.10}}),
     )?;
     Ok(())
+}
+
+/// The multitasking co-run, old vs new: the cooperative grid BFS (query barrier, `rounds`
+/// traversals) with the matmul on a quarter of the groups every period, light / medium / heavy,
+/// with the static split (old) and the dynamic distribution (new). Each repetition launches,
+/// per distribution (their order alternating), the BFS alone twice and the co-run twice in a
+/// row; the slowdown of a repetition is the mean of its two co-runs over the mean of its two
+/// alone launches (the grid BFS's time alternated with the launch's parity on an H100), and
+/// the figure is the median over repetitions. Also: where the top quarter of the tickets (the
+/// groups the scheduler takes) lie on the SMs.
+fn mt_compare(out: &Path, reps: u32, rounds: u32, final_only: bool) -> Res<()> {
+    std::fs::create_dir_all(out)?;
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            println!("no GPU: {e}");
+            return Ok(());
+        }
+    };
+    let device = gpu.info().name.clone();
+    println!("device: {device}");
+    let spec = "grid:1000x1000";
+    let g = graph(spec)?;
+    let n = g.num_vertices();
+    let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
+    let mut m = Multitasker::new(&gpu, &g, &sources, rounds, 256, 2)?;
+    let placement = match slot_probe(&gpu, &m) {
+        Ok(v) => v,
+        Err(e) => json!({"error": e.to_string()}),
+    };
+    println!("slots: {}", placement["summary"]);
+    let mode = BarrierMode::Query;
+    let dists = [Distribution::Static, Distribution::Dynamic];
+    let mut results = Vec::new();
+    for w in WORKLOADS {
+        // One workload; an error (a gather timeout, say) is recorded and the next one runs.
+        let mut one = || -> Res<Value> {
+            let mm_n = m.calibrate(w.exec_ms)?;
+            let full = m.exec_alone_us(m.groups())?;
+            let quarter = m.exec_alone_us(Share::Quarter.groups(m.groups()))?;
+            // Variants: 0 static, 1 dynamic, 2 dynamic with the slots held idle for as long as
+            // the matmul takes on them alone (its alone launches: variant 1's of the repetition).
+            let mut alone = vec![Vec::new(); 3];
+            let mut corun = vec![Vec::new(); 3];
+            let mut ratios = vec![Vec::new(); 3];
+            let mut reqs: Vec<Vec<Request>> = vec![Vec::new(); 3];
+            let mut addrs = vec![Vec::new(); 3];
+            // Barrier progress: [while the other kernel ran: barriers, µs; between requests:
+            // barriers, µs; alone: barriers, µs].
+            let mut prog = [[0.0f64; 6]; 3];
+            let add = |p: &mut [f64; 6], c: &CoRun| {
+                let q = progress(c);
+                for j in 0..4 {
+                    p[j] += q[j];
+                }
+            };
+            let mut wrong = 0;
+            for rep in 0..reps.max(1) {
+                for k in 0..2 {
+                    let i = if rep % 2 == 0 { k } else { 1 - k };
+                    if final_only && i == 0 {
+                        continue; // the old static split: measured in run-607b458-i12
+                    }
+                    m.bfs.set_distribution(dists[i]);
+                    let (a1, w1) = m.bfs_alone_report(mode)?;
+                    let (a2, w2) = m.bfs_alone_report(mode)?;
+                    let c1 = m.corun_cooperative(mode, w, Share::Quarter)?;
+                    let c2 = m.corun_cooperative(mode, w, Share::Quarter)?;
+                    wrong += w1 + w2 + c1.wrong_rounds + c2.wrong_rounds;
+                    let (a, c) = (
+                        (a1.elapsed_us + a2.elapsed_us) / 2.0,
+                        (c1.corun_us + c2.corun_us) / 2.0,
+                    );
+                    alone[i].extend([a1.elapsed_us, a2.elapsed_us]);
+                    corun[i].extend([c1.corun_us, c2.corun_us]);
+                    addrs[i].extend([
+                        a1.state_addr,
+                        a2.state_addr,
+                        c1.report.state_addr,
+                        c2.report.state_addr,
+                    ]);
+                    ratios[i].push(c / a);
+                    reqs[i].extend(c1.requests.iter().chain(&c2.requests).copied());
+                    add(&mut prog[i], &c1);
+                    add(&mut prog[i], &c2);
+                    prog[i][4] += f64::from(a1.barriers + a2.barriers);
+                    prog[i][5] += a1.elapsed_us + a2.elapsed_us;
+                    if i == 1 {
+                        m.idle_instead_us = Some(quarter);
+                        let c1 = m.corun_cooperative(mode, w, Share::Quarter);
+                        let c2 = c1
+                            .is_ok()
+                            .then(|| m.corun_cooperative(mode, w, Share::Quarter));
+                        m.idle_instead_us = None;
+                        let (c1, c2) = (c1?, c2.expect("ran")?);
+                        wrong += c1.wrong_rounds + c2.wrong_rounds;
+                        alone[2].extend([a1.elapsed_us, a2.elapsed_us]);
+                        corun[2].extend([c1.corun_us, c2.corun_us]);
+                        addrs[2].extend([c1.report.state_addr, c2.report.state_addr]);
+                        ratios[2].push((c1.corun_us + c2.corun_us) / 2.0 / a);
+                        reqs[2].extend(c1.requests.iter().chain(&c2.requests).copied());
+                        add(&mut prog[2], &c1);
+                        add(&mut prog[2], &c2);
+                        prog[2][4] += f64::from(a1.barriers + a2.barriers);
+                        prog[2][5] += a1.elapsed_us + a2.elapsed_us;
+                    }
+                }
+            }
+            let min = |v: &[f64]| v.iter().cloned().fold(f64::MAX, f64::min);
+            let mut per = Vec::new();
+            let names = ["static", "dynamic", "dynamic_idle_slots"];
+            for i in 0..3 {
+                if final_only && i == 0 {
+                    continue;
+                }
+                let gather: Vec<f64> = reqs[i].iter().map(|r| r.gather_us).collect();
+                let exec: Vec<f64> = reqs[i].iter().map(|r| r.exec_us).collect();
+                let lat: Vec<f64> = reqs[i].iter().map(|r| r.start_latency_us).collect();
+                let met = reqs[i].iter().filter(|r| r.period_met).count() as f64
+                    / reqs[i].len().max(1) as f64;
+                let d_ms = median(&exec) / 1e3;
+                let rate = |b: f64, t: f64| if t > 0.0 { b / t } else { 0.0 };
+                let alone_rate = rate(prog[i][4], prog[i][5]);
+                let during = rate(prog[i][0], prog[i][1]) / alone_rate;
+                let between = rate(prog[i][2], prog[i][3]) / alone_rate;
+                println!(
+                    "{} {}: barrier rate vs alone: {during:.3} while the other kernel ran ({:.0} ms in all), {between:.3} between requests ({:.0} ms)",
+                    w.name, names[i], prog[i][1] / 1e3, prog[i][3] / 1e3
+                );
+                let v = json!({"variant": names[i], "slowdown_paired_median": median(&ratios[i]),
+                "slowdown_of_minima": min(&corun[i]) / min(&alone[i]),
+                "slowdown_of_medians": median(&corun[i]) / median(&alone[i]),
+                "ratios": ratios[i], "alone_us": alone[i], "corun_us": corun[i],
+                "state_addr": addrs[i], "requests": reqs[i].len(), "period_met_fraction": met,
+                "median_gather_us": median(&gather), "median_exec_us": median(&exec),
+                "median_start_latency_us": median(&lat),
+                "model_exec": w.period_ms / (w.period_ms - d_ms),
+                "model_whole_gpu": w.period_ms / (w.period_ms - full / 1e3),
+                "barrier_rate_during_other_vs_alone": during, "barrier_rate_between_vs_alone": between,
+                "progress": prog[i], "request_list": reqs[i]});
+                println!(
+                "{} {}: slowdown {:.3} (paired median; of minima {:.3}, of medians {:.3}), period met {:.2}, gather median {:.1} µs, start {:.1} µs, exec median {:.0} µs, {} requests; models P/(P-D) {:.3}, P/(P-E) {:.3}",
+                w.name, names[i], median(&ratios[i]), min(&corun[i]) / min(&alone[i]),
+                median(&corun[i]) / median(&alone[i]), met, median(&gather), median(&lat),
+                median(&exec), reqs[i].len(), w.period_ms / (w.period_ms - d_ms),
+                w.period_ms / (w.period_ms - full / 1e3)
+            );
+                per.push(v);
+            }
+            println!(
+            "{}: matmul n = {mm_n}, {full:.0} µs on the whole GPU, {quarter:.0} µs on a quarter alone; wrong rounds {wrong}",
+            w.name
+        );
+            Ok(
+                json!({"workload": w, "matmul_n": mm_n, "matmul_full_gpu_us": full,
+            "matmul_quarter_alone_us": quarter, "wrong_rounds": wrong, "variants": per}),
+            )
+        };
+        match one() {
+            Ok(v) => results.push(v),
+            Err(e) => {
+                println!("{}: failed: {e}", w.name);
+                results.push(json!({"workload": w, "error": e.to_string()}));
+            }
+        }
+        write(
+            out,
+            "mt-compare.json",
+            &json!({"device": device, "input": spec, "rounds": rounds, "repetitions": reps,
+                "barrier": "query", "share": "quarter", "placement": placement,
+                "workloads": results, "partial": true}),
+        )?;
+    }
+    write(
+        out,
+        "mt-compare.json",
+        &json!({"device": device, "input": spec, "rounds": rounds, "repetitions": reps,
+            "barrier": "query", "share": "quarter", "placement": placement,
+            "workloads": results}),
+    )?;
+    println!("done");
+    Ok(())
+}
+
+/// A co-run's barrier progress from its requests: [barriers, µs while the other kernel ran
+/// (request → done); barriers, µs between requests (done → next request)]. The barrier counts
+/// are the master's reports (every 64 barriers).
+fn progress(c: &CoRun) -> [f64; 4] {
+    let r = &c.requests;
+    let mut p = [0.0; 4];
+    for (i, q) in r.iter().enumerate() {
+        p[0] += f64::from(q.barriers_at_done.saturating_sub(q.barriers_at_request));
+        p[1] += q.response_us;
+        if let Some(n) = r.get(i + 1) {
+            p[2] += f64::from(n.barriers_at_request.saturating_sub(q.barriers_at_done));
+            p[3] += n.at_us - (q.at_us + q.response_us);
+        }
+    }
+    p
+}
+
+/// Where the blocks of a launch like the cooperative one (N blocks, its slot's shared memory,
+/// all co-resident: each waits for the others) lie: the SM of every ticket (entry order, which
+/// is a group's first id), four launches. Says whether the top quarter of the tickets — the
+/// groups the scheduler takes, whose slots the matmul gets — fill whole SMs or share SMs with
+/// lower tickets, and where tickets 0..7 (the grid BFS's frontier workers) lie.
+fn slot_probe(gpu: &Gpu, m: &Multitasker) -> Res<Value> {
+    // Layout of `out`: [0] tickets, [1] go, [2, 2+n) SM of each ticket, [2+n, 2+2n) its
+    // atomic round trip to one fixed word (cycles, mean of 16 dependent ones, measured one
+    // block at a time in ticket order), [2+2n+32] that word, [2+2n+64] whose turn it is.
+    const SRC: &str = r#"
+extern "C" __global__ void slot_probe(unsigned* out, unsigned n) {
+  extern __shared__ unsigned pad[];
+  if (threadIdx.x == 0) {
+    const unsigned t = atomicAdd(&out[0], 1u);
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    out[2 + t] = sm;
+    pad[0] = sm;
+    const long long c0 = clock64();
+    while (atomicAdd(&out[1], 0u) == 0u && atomicAdd(&out[0], 0u) < n && clock64() - c0 < 2000000000ll) {}
+    out[1] = 1u;
+    unsigned* hot = out + 2 + 2 * n + 32;
+    volatile unsigned* turn = out + 2 + 2 * n + 64;
+    while (*turn != t && clock64() - c0 < 4000000000ll) {}
+    unsigned x = 0u;
+    const long long l0 = clock64();
+    for (int i = 0; i < 16; ++i) x = atomicAdd(hot + (x >> 31), 1u);
+    out[2 + n + t] = (unsigned)((clock64() - l0) / 16) + (x >> 31);
+    __threadfence();
+    *turn = t + 1u;
+  }
+}"#;
+    let md = gpu.compile("slot_probe.cu", SRC, &CompileOptions::default())?;
+    let n = m.groups();
+    let q = Share::Quarter.groups(n) as usize;
+    let lane = Lane::new(gpu, None)?;
+    let mut launches = Vec::new();
+    let mut summary = String::new();
+    let words = 2 + 2 * n as usize + 96;
+    for l in 0..8 {
+        let mut buf = gpu.alloc_zeroed::<u32>(words)?;
+        buf.copy_from(&vec![0u32; words])?;
+        lane.launch(
+            &md,
+            "slot_probe",
+            n,
+            256,
+            m.config().shared_bytes,
+            &occupant::args![&buf, n],
+        )?;
+        lane.synchronize(Duration::from_secs(10))?;
+        let v = buf.to_vec()?;
+        let sm: Vec<u32> = v[2..2 + n as usize].to_vec();
+        let lat: Vec<u32> = v[2 + n as usize..2 + 2 * n as usize].to_vec();
+        let mut sorted = lat.clone();
+        sorted.sort_unstable();
+        let lat_median = sorted[sorted.len() / 2];
+        let lat_first8 = lat[..8.min(lat.len())].iter().sum::<u32>() / 8;
+        let top = &sm[n as usize - q..];
+        let low = &sm[..n as usize - q];
+        let mut top_sms = top.to_vec();
+        top_sms.sort_unstable();
+        top_sms.dedup();
+        let shared = top_sms.iter().filter(|s| low.contains(s)).count();
+        let first: Vec<u32> = sm[..8.min(sm.len())].to_vec();
+        let first_beside_top = first.iter().filter(|s| top.contains(s)).count();
+        let line = format!(
+            "launch {l}: {} blocks entered; the top {q} tickets on {} SMs ({} of them shared with a lower ticket); tickets 0..7 on SMs {:?} ({} beside a top ticket), their atomic round trip {lat_first8} cycles (all tickets: median {lat_median}, {}–{})",
+            v[0], top_sms.len(), shared, first, first_beside_top, sorted[0], sorted[sorted.len() - 1]
+        );
+        summary.push_str(&line);
+        summary.push_str("; ");
+        launches.push(
+            json!({"entered": v[0], "sm_of_ticket": sm, "top_quarter_sms": top_sms.len(),
+            "top_quarter_sms_shared_with_lower": shared, "first8_sms": first,
+            "first8_beside_top": first_beside_top, "atomic_cycles_of_ticket": lat,
+            "first8_atomic_cycles": lat_first8, "atomic_cycles_median": lat_median}),
+        );
+    }
+    Ok(json!({"groups": n, "quarter": q, "launches": launches, "summary": summary}))
 }
 
 fn run(out: &Path, quick: bool) -> Res<()> {
@@ -418,6 +765,7 @@ fn second_process(m: &mut Multitasker, period_ms: f64, mm_n: u32, blocks: u32) -
             response_us: v["response_us"].as_f64().unwrap_or(0.0),
             start_latency_us: v["start_latency_us"].as_f64().unwrap_or(0.0),
             period_met: v["period_met"].as_bool().unwrap_or(false),
+            ..Request::default()
         })
         .collect();
     let alone_k = m.exec_alone_us(blocks)?;
@@ -686,6 +1034,7 @@ fn green_child(args: &[String]) -> Res<()> {
                 response_us,
                 start_latency_us: (response_us - exec_us).max(0.0),
                 period_met: response_us <= w.period_ms * 1e3,
+                ..Request::default()
             })
         };
         let r = m.corun_with("green_context", w, Share::Quarter, blocks, &mut f)?;

@@ -1,7 +1,8 @@
 //! The cooperative BFS and SSSP kernels (`src/coop_cuda/bfs.cu`, `sssp.cu`) on CPU threads, one per group, with
 //! occupant's host stand-ins for coop.cuh's includes (`crates/occupant/tests/coop_host/`), while
 //! a scheduler thread takes and gives back groups over and over; every round is checked against
-//! a sequential BFS / Dijkstra. Both resizing-barrier variants. Needs a C++20 compiler (`c++`); skips with
+//! a sequential BFS / Dijkstra. Both resizing-barrier variants, each with the static and the
+//! dynamic distribution of a phase's items. Needs a C++20 compiler (`c++`); skips with
 //! one line without one.
 
 use std::path::Path;
@@ -49,11 +50,17 @@ fn coop_bfs_and_sssp_on_cpu_threads_are_right_under_kill_fork_cycles() {
         "bfs_harness.cpp did not compile:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Modes 5 and 6: the same barriers with the dynamic distribution (loop.cuh: chunks claimed
+    // from a counter per interval, zeroed by group 0 across the resizing barriers).
     for (app, rounds, mode) in [
         ("0", "1000", "1"),
         ("0", "1000", "2"),
         ("1", "150", "1"),
         ("1", "150", "2"),
+        ("0", "1000", "5"),
+        ("0", "1000", "6"),
+        ("1", "150", "5"),
+        ("1", "150", "6"),
     ] {
         let out = Command::new(&exe)
             .args([mode, "60", "40", rounds, app])

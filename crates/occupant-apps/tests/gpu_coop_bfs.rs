@@ -10,7 +10,7 @@ use occupant::cuda::{CompileOptions, Gpu};
 use occupant::model::Watchdog;
 use occupant::Error;
 use occupant_apps::coop_cuda::{
-    coop_app, AppSize, BarrierMode, CoopKernel, GpuBfs, COOP_CUDA_APPS,
+    coop_app, AppSize, BarrierMode, CoopKernel, Distribution, GpuBfs, COOP_CUDA_APPS,
 };
 use occupant_apps::graph::{BuildOptions, Csr, GraphSpec};
 use std::time::Duration;
@@ -53,7 +53,14 @@ fn bfs_correct_under_1000_kill_fork_cycles() {
     let cfg = CoopConfig::new(256)
         .groups(gpu.info().sm_count * 2)
         .watchdog(Watchdog::default().with_timeout(Duration::from_secs(3)));
-    for mode in [BarrierMode::Regular, BarrierMode::Query] {
+    // The dynamic distribution (the default: chunks claimed per interval) and the static split.
+    for (mode, dist) in [
+        (BarrierMode::Regular, Distribution::Dynamic),
+        (BarrierMode::Query, Distribution::Dynamic),
+        (BarrierMode::Regular, Distribution::Static),
+        (BarrierMode::Query, Distribution::Static),
+    ] {
+        bfs.set_distribution(dist);
         let (mut cycles, mut launches, mut killed, mut forked) = (0u32, 0, 0, 0);
         while cycles < 1000 && launches < 60 {
             let mut s = bfs.start(mode, &cfg).unwrap();
@@ -89,11 +96,11 @@ fn bfs_correct_under_1000_kill_fork_cycles() {
             assert_eq!(
                 bfs.wrong_rounds().unwrap(),
                 0,
-                "{mode:?}: wrong BFS results, {rep:?}"
+                "{mode:?} {dist:?}: wrong BFS results, {rep:?}"
             );
         }
-        println!("{mode:?}: {cycles} cycles, {killed} killed, {forked} forked, {launches} launches, 0 wrong");
-        assert!(cycles >= 1000, "{mode:?}: only {cycles} cycles");
+        println!("{mode:?} {}: {cycles} cycles, {killed} killed, {forked} forked, {launches} launches, 0 wrong", dist.name());
+        assert!(cycles >= 1000, "{mode:?} {dist:?}: only {cycles} cycles");
         assert!(killed >= 1000 && forked >= 1000);
     }
     // The product is right too: every entry of A·A with A all ones is n.

@@ -35,5 +35,5 @@ extern "C" __global__ void coop_bfs(occ::coop::State* st, occ::coop::Mailbox* mb
   if (!occ::coop::enter(g, st, mb)) return;
   occ_app::FrontierBody<occ_app::BfsEdge> body = {
       {offsets, targets, dist}, n, sources, num_sources, rounds, dist, fa, fb, lens, checks};
-  occ_app::phase_loop(g, mode, body);
+  occ_app::phase_loop(g, mode, body, lens + 4);  // lens[4..5]: the claim counters
 }

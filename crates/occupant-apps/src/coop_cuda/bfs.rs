@@ -111,6 +111,37 @@ impl BarrierMode {
     }
 }
 
+/// How a cooperative graph kernel hands out the items of a phase (loop.cuh's `for_each_item`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Distribution {
+    /// By participating id: thread `g.id * blockDim + t` takes items tid, tid + threads, ...
+    /// (fixed within an interval); the slowest group sets the pace of the barrier.
+    Static,
+    /// The first sweep as [`Distribution::Static`], the rest in chunks claimed from a counter
+    /// per interval, so a slow group (one sharing its SM with another kernel) takes fewer.
+    #[default]
+    Dynamic,
+}
+
+impl Distribution {
+    /// The bit it adds to the kernel's `mode` argument (`OCC_APP_DYNAMIC`).
+    pub fn mode_bit(self) -> u32 {
+        match self {
+            Self::Static => 0,
+            Self::Dynamic => 4,
+        }
+    }
+
+    /// Short name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Static => "static",
+            Self::Dynamic => "dynamic",
+        }
+    }
+}
+
 /// Sequential BFS from `src`: (vertices reached, sum of their distances).
 ///
 /// ```
@@ -141,6 +172,10 @@ pub fn bfs_reference(g: &Csr, src: u32) -> (u64, u64) {
     (reached, sum)
 }
 
+/// Words of the `lens` buffer: the three queue lengths (frontier.cuh), a spare, and the two
+/// claim counters of the dynamic distribution (lens[4], lens[5]; loop.cuh).
+const LENS: usize = 8;
+
 /// A graph and a set of BFS traversals on the GPU, ready to launch as a cooperative kernel.
 pub struct GpuBfs {
     app: App,
@@ -155,6 +190,7 @@ pub struct GpuBfs {
     fb: DeviceBuffer<u32>,
     lens: DeviceBuffer<u32>,
     checks: DeviceBuffer<u64>,
+    distribution: Distribution,
     n: u32,
     num_sources: u32,
     rounds: u32,
@@ -222,8 +258,9 @@ impl GpuBfs {
             dist: gpu.alloc_zeroed(n as usize)?,
             fa: gpu.alloc_zeroed(n as usize)?,
             fb: gpu.alloc_zeroed(n as usize)?,
-            lens: gpu.alloc_zeroed(4)?,
+            lens: gpu.alloc_zeroed(LENS)?,
             checks: gpu.alloc_zeroed(2 * rounds as usize)?,
+            distribution: Distribution::default(),
             module,
             n,
             num_sources: sources.len() as u32,
@@ -250,10 +287,22 @@ impl GpuBfs {
         }
     }
 
-    /// Zeroes the per-round checks and launches the kernel under a scheduler.
+    /// How the launches hand out each phase's items (default [`Distribution::Dynamic`]).
+    pub fn set_distribution(&mut self, d: Distribution) {
+        self.distribution = d;
+    }
+
+    /// The distribution of the next launches.
+    pub fn distribution(&self) -> Distribution {
+        self.distribution
+    }
+
+    /// Zeroes the per-round checks and the claim counters and launches the kernel under a
+    /// scheduler.
     pub fn start(&mut self, mode: BarrierMode, cfg: &CoopConfig) -> Result<Scheduler<'_>> {
         self.checks
             .copy_from(&vec![0u64; 2 * self.rounds as usize])?;
+        self.lens.copy_from(&[0u32; LENS])?;
         let kernel = self.kernel();
         let base = occupant::args![
             &self.offsets,
@@ -267,7 +316,7 @@ impl GpuBfs {
             &self.fb,
             &self.lens,
             &self.checks,
-            mode.code()
+            mode.code() | self.distribution.mode_bit()
         ];
         let mut args = base.to_vec();
         if self.app == App::Sssp {

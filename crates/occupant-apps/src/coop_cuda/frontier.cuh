@@ -6,7 +6,8 @@
 // Phases of one round, one barrier interval each: INIT (dist[v] = INF, dist[src] = 0, frontier
 // = {src}), levels 0, 1, ... (expand the frontier; the next one is level+1's queue), CHECK once
 // a level's queue is empty (reached vertices and the sum of their distances into checks[2r],
-// checks[2r+1]), then the next round.
+// checks[2r+1]), then the next round. Every phase is one for_each_item (loop.cuh: static, or
+// dynamic with the claim counters lens[4], lens[5]).
 #ifndef OCC_APP_COOP_FRONTIER
 #define OCC_APP_COOP_FRONTIER
 #include <occupant.cuh>
@@ -55,10 +56,10 @@ struct FrontierBody {
     const unsigned round = w[0], phase = w[1];
     if (phase == OCC_BFS_INIT) {
       const unsigned src = sources[round % num_sources];
-      for (unsigned v = s.tid; v < n; v += s.nthreads) {
+      for_each_item(s, n, [&](unsigned v) {
         dist[v] = v == src ? 0u : OCC_BFS_INF;
         edge.reset(v);
-      }
+      });
       if (s.tid == 0u) {
         fa[0] = src;
         lens[0] = 1u;
@@ -68,13 +69,13 @@ struct FrontierBody {
       w[1] = 0u;
     } else if (phase == OCC_BFS_CHECK) {
       unsigned long long reached = 0ull, sum = 0ull;
-      for (unsigned v = s.tid; v < n; v += s.nthreads) {
+      for_each_item(s, n, [&](unsigned v) {
         const unsigned d = dist[v];
         if (d != OCC_BFS_INF) {
           ++reached;
           sum += d;
         }
-      }
+      });
       if (reached != 0ull) {
         atomicAdd(&checks[2u * round], reached);
         atomicAdd(&checks[2u * round + 1u], sum);
@@ -86,8 +87,8 @@ struct FrontierBody {
       unsigned* out = (level & 1u) ? fa : fb;
       const unsigned in_len = lens[level % 3u];
       if (s.tid == 0u) lens[(level + 2u) % 3u] = 0u;
-      for (unsigned i = s.tid; i < in_len; i += s.nthreads)
-        edge.expand(in[i], level, out, &lens[(level + 1u) % 3u]);
+      unsigned* out_len = &lens[(level + 1u) % 3u];
+      for_each_item(s, in_len, [&](unsigned i) { edge.expand(in[i], level, out, out_len); });
       w[1] = level + 1u;
     }
   }

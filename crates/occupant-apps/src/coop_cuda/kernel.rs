@@ -1,7 +1,7 @@
 //! [`CoopKernel`]: what the multitasking runner and the tests need of a cooperative application
 //! on CUDA — its module and kernel, a launch under a scheduler, and the check of its results.
 
-use super::bfs::{BarrierMode, GpuBfs};
+use super::bfs::{BarrierMode, Distribution, GpuBfs};
 use occupant::cuda::coop::{CoopConfig, Scheduler};
 use occupant::cuda::Module;
 use occupant::Result;
@@ -25,6 +25,11 @@ pub trait CoopKernel {
     fn wrong_rounds(&self) -> Result<u32>;
     /// Rounds per launch.
     fn rounds(&self) -> u32;
+    /// Sets how the next launches hand out each phase's items; false when the application
+    /// has only the static split (then nothing changes).
+    fn set_distribution(&mut self, d: Distribution) -> bool {
+        d == Distribution::Static
+    }
 }
 
 impl CoopKernel for GpuBfs {
@@ -45,6 +50,10 @@ impl CoopKernel for GpuBfs {
     }
     fn rounds(&self) -> u32 {
         GpuBfs::rounds(self)
+    }
+    fn set_distribution(&mut self, d: Distribution) -> bool {
+        GpuBfs::set_distribution(self, d);
+        true
     }
 }
 

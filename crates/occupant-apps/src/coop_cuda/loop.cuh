@@ -11,12 +11,30 @@
 //   void run(occ_app::Span s, unsigned* w)              one phase over the interval's threads,
 //                                                       then advance the state
 // Work is distributed by participating id: thread g.id * blockDim.x + threadIdx.x of
-// g.m * blockDim.x, fixed within an interval (between two barriers).
+// g.m * blockDim.x, fixed within an interval (between two barriers). A body that loops over
+// items with for_each_item() can have them handed out dynamically instead (mode bit
+// OCC_APP_DYNAMIC, with a claims pointer): the first sweep is the static split's (item = tid,
+// so a phase with at most g.m * blockDim.x items costs nothing more), the rest goes in chunks of
+// OCC_APP_CHUNK * blockDim.x items, claimed by thread 0 of a group from the interval's counter,
+// so a slow group (one sharing its SM with another kernel's blocks) takes fewer chunks instead
+// of setting the pace of the barrier. The counters: claims[e & 1] in the interval that starts
+// with barrier epoch e (every group of an interval holds the same g.epoch, forked ones too);
+// group 0 zeroes the other one during the interval — its last use was the previous interval,
+// which every group (killed ones included: kills happen only at barriers) finished before the
+// barrier that started this one, and its next use follows the barrier that group 0's arrival
+// orders after the store. The host zeroes both before a launch. A claimed chunk is always
+// done by the group that claimed it before it arrives, so no chunk is lost or done twice
+// whatever groups come and go. At most one for_each_item per interval (one counter).
 #ifndef OCC_APP_COOP_LOOP
 #define OCC_APP_COOP_LOOP
 #include <occupant.cuh>
 
 #define OCC_APP_WORDS 3u
+/// mode bit: hand the items of for_each_item() out dynamically (with a claims pointer).
+#define OCC_APP_DYNAMIC 4u
+#ifndef OCC_APP_CHUNK
+#define OCC_APP_CHUNK 4u  // dynamic: blocks of blockDim.x items per claim
+#endif
 
 namespace occ_app {
 
@@ -24,18 +42,57 @@ namespace occ_app {
 struct Span {
   unsigned tid;
   unsigned nthreads;
+  /// Dynamic distribution: this interval's claim counter (nullptr: static).
+  unsigned* claim;
 };
+
+/// Calls f(i) once for every i in [0, len) over the interval's threads: statically (i = tid,
+/// tid + nthreads, ...) or, with s.claim, the first sweep statically and the rest in claimed
+/// chunks (see the top of this file). Every thread of the block calls it with the same len
+/// (dynamic: it synchronises the block); at most once per interval.
+template <class F>
+__device__ void for_each_item(const Span& s, unsigned len, F f) {
+  if (s.claim == nullptr) {
+    for (unsigned i = s.tid; i < len; i += s.nthreads) f(i);
+    return;
+  }
+  if (s.tid < len) f(s.tid);
+  if (len <= s.nthreads) return;
+  const unsigned chunk = OCC_APP_CHUNK * blockDim.x;
+  const unsigned chunks = (len - s.nthreads + chunk - 1u) / chunk;
+  __shared__ unsigned claimed;
+  for (;;) {
+    __syncthreads();  // every thread has read the last claim
+    if (threadIdx.x == 0u) claimed = atomicAdd(s.claim, 1u);
+    __syncthreads();
+    const unsigned c = claimed;
+    if (c >= chunks) return;
+    const unsigned base = s.nthreads + c * chunk;
+    for (unsigned k = threadIdx.x; k < chunk; k += blockDim.x)
+      if (base + k < len) f(base + k);
+  }
+}
 
 /// Runs `body` as a cooperative kernel's main loop until next() says done; leaves the
 /// scheduler then. Returns at once when this group was killed (or the launch aborted).
+/// mode: 0 persistent, 1 regular, 2 query, | OCC_APP_DYNAMIC with `claims` (two words, zeroed
+/// by the host before the launch): dynamic distribution in for_each_item.
 template <class Body>
-__device__ void phase_loop(occ::coop::Group& g, unsigned mode, Body& body) {
+__device__ void phase_loop(occ::coop::Group& g, unsigned mode, Body& body,
+                           unsigned* claims = nullptr) {
+  const bool dynamic = (mode & OCC_APP_DYNAMIC) != 0u && claims != nullptr;
+  mode &= 3u;
   unsigned w[OCC_APP_WORDS];
   for (unsigned i = 0u; i < OCC_APP_WORDS; ++i)
     w[i] = g.forked ? occ::coop::received<unsigned>(g, i) : 0u;
   if (!g.forked) body.first(w);
   while (body.next(g, w)) {
-    const Span s = {g.id * blockDim.x + threadIdx.x, g.m * blockDim.x};
+    unsigned* claim = nullptr;
+    if (dynamic) {
+      claim = &claims[g.epoch & 1u];
+      if (g.id == 0u && threadIdx.x == 0u) occ::st_relaxed(&claims[(g.epoch + 1u) & 1u], 0u);
+    }
+    const Span s = {g.id * blockDim.x + threadIdx.x, g.m * blockDim.x, claim};
     body.run(s, w);
     for (unsigned i = 0u; i < OCC_APP_WORDS; ++i) occ::coop::transmit(g, i, w[i]);
     const bool go = mode == 0u ? occ::coop::fixed_barrier(g)

@@ -17,7 +17,9 @@ mod multitask;
 mod octree;
 mod steal;
 
-pub use bfs::{bfs_reference, sssp_reference, App, BarrierMode, GpuBfs, BFS_CU, SSSP_CU};
+pub use bfs::{
+    bfs_reference, sssp_reference, App, BarrierMode, Distribution, GpuBfs, BFS_CU, SSSP_CU,
+};
 pub use game::{combine_nodes, game_root, GpuGame, GAME_CU, MAX_GAME_DEPTH};
 pub use graph::{coop_graph_source, GpuGraphApp, COOP_GRAPH_APPS, GRAPH_CU};
 pub use kernel::{coop_app, game_split, AppSize, CoopKernel, COOP_CUDA_APPS};

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 pub use crate::coop::multitask::{Share, Workload, WORKLOADS};
 
 /// One request of the other kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct Request {
     /// Groups (slots) it ran on.
     pub groups: u32,
@@ -30,6 +30,14 @@ pub struct Request {
     pub start_latency_us: f64,
     /// Done within its period (before the next request is due).
     pub period_met: bool,
+    /// When it was made, µs after the launch (cooperative co-runs; 0 otherwise).
+    pub at_us: f64,
+    /// The cooperative kernel's barriers (as its master last reported them, every 64) when it
+    /// was made and when the other kernel was done: with `at_us` and `response_us`, the
+    /// kernel's progress while the other one ran and between requests.
+    pub barriers_at_request: u32,
+    /// See `barriers_at_request`.
+    pub barriers_at_done: u32,
 }
 
 /// A co-run of the cooperative (or persistent) BFS with the periodic other kernel.
@@ -101,6 +109,10 @@ pub struct Multitasker {
     cfg: CoopConfig,
     alone: Vec<(BarrierMode, f64)>,
     exec_alone: Vec<(u32, f64)>,
+    /// When set, the cooperative co-runs hold the gathered slots idle this long (µs) instead of
+    /// running the matmul in them: what the kills, forks and fewer groups cost without the
+    /// other kernel's interference.
+    pub idle_instead_us: Option<f64>,
 }
 
 /// Largest matmul size prepared (n×n floats, three matrices).
@@ -195,12 +207,18 @@ impl Multitasker {
             cfg,
             alone: Vec::new(),
             exec_alone: Vec::new(),
+            idle_instead_us: None,
         })
     }
 
     /// N, the cooperative kernel's groups.
     pub fn groups(&self) -> u32 {
         self.n_groups
+    }
+
+    /// The cooperative launches' configuration (the slot's dynamic shared memory).
+    pub fn config(&self) -> &CoopConfig {
+        &self.cfg
     }
 
     /// Runs the matmul alone on `blocks` blocks; returns its device time, µs.
@@ -260,6 +278,12 @@ impl Multitasker {
 
     /// The BFS alone in `mode` (no requests); returns (µs, wrong rounds).
     pub fn bfs_alone(&mut self, mode: BarrierMode) -> Result<(f64, u32)> {
+        self.bfs_alone_report(mode)
+            .map(|(rep, wrong)| (rep.elapsed_us, wrong))
+    }
+
+    /// The same, returning the launch's whole report.
+    pub fn bfs_alone_report(&mut self, mode: BarrierMode) -> Result<(CoopReport, u32)> {
         let cfg = self.cfg.clone();
         let s = self.bfs.start(mode, &cfg)?;
         let rep = s.finish(Duration::from_secs(60))?;
@@ -269,7 +293,7 @@ impl Multitasker {
         } else {
             self.alone.push((mode, rep.elapsed_us));
         }
-        Ok((rep.elapsed_us, wrong))
+        Ok((rep, wrong))
     }
 
     fn alone_us(&mut self, mode: BarrierMode) -> Result<f64> {
@@ -302,6 +326,8 @@ impl Multitasker {
         );
         let mut requests = Vec::new();
         let mut done_at = Vec::new();
+        let idle = self.idle_instead_us;
+        let t_start = Instant::now();
         let mut s: Scheduler<'_> = self.bfs.start(mode, &cfg)?;
         let k = share.groups(s.groups());
         let mut due = Instant::now() + period;
@@ -313,6 +339,7 @@ impl Multitasker {
                 std::thread::sleep(Duration::from_micros(50));
             }
             let t_req = Instant::now();
+            let b_req = s.barriers();
             let g = s.take(k, Duration::from_secs(3))?;
             if g.kernel_finished {
                 return Ok(());
@@ -321,20 +348,34 @@ impl Multitasker {
                 due = t_req + period;
                 continue;
             }
-            stamps.copy_from(&[u64::MAX, 0])?;
-            lane.launch(
-                mm,
-                "matmul",
-                g.gathered,
-                256,
-                mm_shared,
-                &occupant::args![a, b, c, mm_n, &*stamps],
-            )?;
-            lane.synchronize(Duration::from_secs(10))?;
+            let exec_us = if let Some(idle) = idle {
+                let t = Instant::now();
+                while t.elapsed().as_secs_f64() * 1e6 < idle {
+                    std::thread::sleep(Duration::from_micros(50));
+                }
+                t.elapsed().as_secs_f64() * 1e6
+            } else {
+                stamps.copy_from(&[u64::MAX, 0])?;
+                lane.launch(
+                    mm,
+                    "matmul",
+                    g.gathered,
+                    256,
+                    mm_shared,
+                    &occupant::args![a, b, c, mm_n, &*stamps],
+                )?;
+                lane.synchronize(Duration::from_secs(10))?;
+                0.0
+            };
             let t_done = Instant::now();
+            let b_done = s.barriers();
             s.give_back(g.gathered)?;
-            let st = stamps.to_vec()?;
-            let exec_us = st[1].saturating_sub(st[0]) as f64 / 1e3;
+            let exec_us = if idle.is_some() {
+                exec_us
+            } else {
+                let st = stamps.to_vec()?;
+                st[1].saturating_sub(st[0]) as f64 / 1e3
+            };
             let response_us = (t_done - t_req).as_secs_f64() * 1e6;
             requests.push(Request {
                 groups: g.gathered,
@@ -343,6 +384,9 @@ impl Multitasker {
                 response_us,
                 start_latency_us: (response_us - exec_us).max(0.0),
                 period_met: t_done <= t_req + period,
+                at_us: (t_req - t_start).as_secs_f64() * 1e6,
+                barriers_at_request: b_req,
+                barriers_at_done: b_done,
             });
             done_at.push(t_done);
             due = (t_req + period).max(Instant::now());
@@ -395,6 +439,7 @@ impl Multitasker {
                 response_us,
                 start_latency_us: (response_us - exec_us).max(0.0),
                 period_met: response_us <= workload.period_ms * 1e3,
+                ..Request::default()
             })
         };
         let beside = run_beside(self.bfs.as_mut(), &self.cfg, workload, &mut other)?;

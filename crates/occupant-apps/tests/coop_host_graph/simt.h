@@ -71,6 +71,8 @@ inline unsigned __ballot_sync(unsigned, bool p) {
   sim_warp->bar.arrive_and_wait();
   return m;
 }
+/// A block barrier; the groups here are one warp.
+inline void __syncthreads() { sim_warp->bar.arrive_and_wait(); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 
@@ -92,6 +94,10 @@ inline T atomicExch(T* p, U v) {
   return std::atomic_ref<T>(*p).exchange(static_cast<T>(v));
 }
 
+namespace occ {
+inline void st_relaxed(unsigned* p, unsigned v) { std::atomic_ref<unsigned>(*p).store(v, std::memory_order_relaxed); }
+}  // namespace occ
+
 // coop.cuh as far as loop.cuh and graph.cu name it (the kernels compile; nothing calls them).
 namespace occ::coop {
 struct State {};
@@ -99,6 +105,7 @@ struct Mailbox {};
 struct Group {
   unsigned id, m;
   bool forked;
+  unsigned epoch;
 };
 inline bool enter(Group&, State*, Mailbox*) { return false; }
 template <class T>

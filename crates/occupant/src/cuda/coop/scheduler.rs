@@ -112,6 +112,9 @@ pub struct CoopReport {
     pub active_at_end: u32,
     /// From the first launch to the last block's end (host clock), µs.
     pub elapsed_us: f64,
+    /// Device address of the launch's scheduler state (allocated per launch): where the
+    /// barrier's arrival word lives, kept to relate a launch's time to it.
+    pub state_addr: u64,
 }
 
 /// The host scheduler of one cooperative launch (device side: `occ::coop` in coop.cuh).
@@ -411,6 +414,7 @@ impl<'a> Scheduler<'a> {
             barriers: self.state.to_vec()?[BAR_EPOCH_WORD],
             active_at_end: self.mailbox.load(Word::Active),
             elapsed_us,
+            state_addr: self.state.device_ptr(),
         };
         if let Some(c) = ctl {
             c.check()?;
