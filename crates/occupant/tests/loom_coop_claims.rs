@@ -21,6 +21,10 @@ use loom::thread;
 use occupant::cpu::coop::CoopCore;
 use occupant::model::coop::{BarrierKind, ResizeVariant};
 
+/// Loom's preemption bound (1 catches both seeded bugs, zeroing no counter or the wrong one,
+/// in a fraction of bound 2's 300 s on a 2-core host).
+const PREEMPTIONS: usize = 1;
+
 /// Chunks per interval (more than one so that groups race for them).
 const CHUNKS: usize = 2;
 
@@ -41,7 +45,7 @@ fn interval(id: usize, epoch: usize, claims: &[AtomicUsize; 2], done: &[AtomicUs
 
 #[test]
 fn every_chunk_is_done_once_across_a_killing_resizing_barrier() {
-    builder(2).check(|| {
+    builder(PREEMPTIONS).check(|| {
         let core = Arc::new(CoopCore::new(3, None));
         assert_eq!(core.begin_kernel(3), Ok(3));
         // Interval 0 starts with both counters zero (the host zeroes them before a launch);
