@@ -29,6 +29,9 @@ pub struct ForkjoinArgs {
     /// Worker counts (multiples of 32, at most 992), comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "32,64,128,256,512,992")]
     workers: Vec<usize>,
+    /// CUDA: blocks of 32 W + 1 threads (a one-thread master warp) instead of 32 (W + 1).
+    #[arg(long)]
+    lone_master: bool,
     /// JSON lines of the LLVM OpenMP comparator (bench/llvm-openmp/epcc_target) to compare with.
     #[arg(long)]
     llvm: Option<PathBuf>,
@@ -48,6 +51,7 @@ pub fn run_forkjoin(a: &ForkjoinArgs) -> Result<(), String> {
         delay: a.delay,
         rounds: a.rounds,
         workers: a.workers.clone(),
+        lone_master: a.lone_master,
     };
     let (rows, dir, unit) = match a.backend {
         Backend::Cpu => {

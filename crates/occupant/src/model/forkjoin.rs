@@ -27,6 +27,10 @@ pub struct EpccConfig {
     pub rounds: usize,
     /// Worker counts (threads of each region).
     pub workers: Vec<usize>,
+    /// CUDA: launch blocks of `32 W + 1` threads (the master warp is one thread: no lanes to
+    /// converge at each fork and join) instead of `32 (W + 1)`. Ignored by the CPU twin.
+    #[serde(default)]
+    pub lone_master: bool,
 }
 
 impl Default for EpccConfig {
@@ -37,6 +41,7 @@ impl Default for EpccConfig {
             delay: 100,
             rounds: 5,
             workers: vec![32, 64, 128, 256, 512, 992],
+            lone_master: false,
         }
     }
 }

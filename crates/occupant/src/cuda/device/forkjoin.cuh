@@ -4,17 +4,23 @@
 //
 // A block of 32 * (W + 1) threads (1 <= W <= 31) is split into W worker warps and one master
 // warp, the last. Lane 0 of the master warp runs the serial code; the other 31 lanes of the
-// master warp follow it through every fork and join barrier (they run no user code), so each
-// named barrier's thread count equals the threads that arrive at it (no exited thread is
-// counted: what compute-sanitizer racecheck's model of a named barrier needs). The worker warps
-// wait in a pool on named barrier 0. When the master reaches a parallel region it writes the
-// fork descriptor (one 16-byte store) and the region object (16-byte stores) into one of two
-// descriptor slots in shared memory and syncs on barrier 0 (the pool is already there), which
-// releases the pool; every worker loads the whole slot in one round of 16-byte shared loads,
-// the warps that the region needs run it, the others go straight back to the pool. At the end
-// of the region the active warps sync on barrier 1 (the join) with the master warp. A region
-// costs the master two barrier.sync and a few shared stores; a worker one barrier.sync, one
-// round of shared loads and the join. Every hand-off is a barrier.sync on both sides.
+// master warp run no user code but meet lane 0 at every fork and join, in one non-inlined
+// function whose barrier instructions the whole master warp executes together, converged
+// (detail::master_warp_fork_join; lanes 1-31 stay in its loop, lane 0 enters it per fork): no
+// thread of a counted warp has exited (with lanes 1-31 exited, a join was measured returning
+// before its region ended) and the master's barriers avoid the divergent-barrier path
+// (~120-195 cycles per region on an H100). A block of 32 * W + 1 threads is also accepted: its
+// master warp is the one thread that runs the serial code (nothing to converge at a fork,
+// nothing exited). The worker warps wait in a pool on named barrier 0. When the master reaches
+// a parallel region it writes the region object (16-byte stores) and the fork descriptor (one
+// 16-byte store) into one of two descriptor slots in shared memory and syncs on barrier 0 (the
+// pool is already there), which releases the pool; every worker loads the header's 8 bytes and
+// the words of the largest const region of the run's list in one round of shared loads, the
+// warps that the region needs run it, the others go straight back to the pool. At the end of
+// the region the active warps sync on barrier 1 (the join) with the master warp. A region costs
+// the master a few shared stores, a call and two barrier.sync; a worker one barrier.sync, one
+// round of shared loads and the join. Every hand-off is a barrier.sync on both sides
+// (barrier.arrive was measured slower here, and racecheck does not order it).
 //
 //   named barrier  participants                      used for
 //   -------------  --------------------------------  -------------------------------------------
@@ -138,10 +144,15 @@ struct Team {
   /// waits for that warp.
   struct alignas(16) Slot {
     /// x: (reduction << 16) | (1 + index of the region type), 0 terminates the pool;
-    /// y: threads of the region (0 when terminating); z, w: the region object's address when it is on the stack
-    /// (low, high word), 0 when it is inline in `body`.
+    /// y: threads of the region (0 when terminating); z, w: the region object's address when
+    /// it is on the stack (low, high word), 0 when it is inline.
     uint4 head;
-    uint4 body[INLINE_BYTES / 16u];  // the region object, when it fits
+    /// A const region object that fits: the workers load it into registers with the header.
+    uint4 body[INLINE_BYTES / 16u];
+    /// A non-const region object that fits: the region's threads share this copy (kept apart
+    /// from `body`, which every worker loads after the fork while such a region may already
+    /// be writing its members).
+    uint4 mut[INLINE_BYTES / 16u];
   } slot[2];
   /// Per-warp partials of parallel_sum/min/max (lane 0 of each active warp writes its warp's,
   /// the master folds them after the join), in buffer (fork number & 1): a buffer the master
@@ -171,7 +182,7 @@ struct Team {
   /// 0 of the last warp, the one that reads them) stores.
   __device__ void setup(unsigned char* shared_stack, unsigned shared_bytes,
                         unsigned char* global_spill, unsigned global_bytes) {
-    if (threadIdx.x != blockDim.x - WARP) return;
+    if (threadIdx.x != ((blockDim.x - 1u) & ~(WARP - 1u))) return;  // the master thread
     stack = shared_stack;
     stack_bytes = shared_bytes;
     spill = global_spill;
@@ -564,24 +575,30 @@ struct IndexOf<T, R, Rs...> {
   static constexpr unsigned value = same ? 0u : 1u + IndexOf<T, Rs...>::value;
 };
 
-/// A descriptor slot as a worker loaded it: one round of 16-byte shared loads, issued together
-/// right after the fork barrier. `ld.volatile`: with plain `ld.shared` ptxas sank the object's
-/// loads below the branch on the header's region id (a second, dependent shared round trip on
-/// every fork; a volatile load is neither dropped nor moved off a path).
+/// A descriptor slot as a worker loaded it: the header's first 8 bytes and the first `N`
+/// 16-byte words of `body` (N: the largest const inline region of the run's list), issued
+/// together right after the fork barrier. `ld.volatile`: with plain `ld.shared` ptxas sank the
+/// object's loads below the branch on the region id (a second, dependent shared round trip on
+/// every fork; a volatile load is neither dropped nor moved off a path) - but then every load
+/// is paid by every worker warp on every fork (loading all 80 bytes: +140 cycles per region
+/// with 31 worker warps on an H100), hence only the words some region needs.
 struct Loaded {
-  uint4 head;
+  uint2 head;  // x, y of the slot header (z, w are read only for regions on the stack)
   uint4 body[INLINE_BYTES / 16u];
 };
 
+template <unsigned N>
 __device__ __forceinline__ void load_slot(unsigned a, Loaded& l) {
-  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(l.head.x), "=r"(l.head.y), "=r"(l.head.z), "=r"(l.head.w)
+  asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];"
+               : "=r"(l.head.x), "=r"(l.head.y)
                : "r"(a));
+  if constexpr (N > 0u) {  // (N = 0: no const inline region in the list)
 #pragma unroll
-  for (unsigned i = 0; i < INLINE_BYTES / 16u; ++i) {
-    asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(l.body[i].x), "=r"(l.body[i].y), "=r"(l.body[i].z), "=r"(l.body[i].w)
-                 : "r"(a + 16u * (i + 1u)));
+    for (unsigned i = 0; i < N; ++i) {
+      asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(l.body[i].x), "=r"(l.body[i].y), "=r"(l.body[i].z), "=r"(l.body[i].w)
+                   : "r"(a + 16u * (i + 1u)));
+    }
   }
 }
 
@@ -625,9 +642,10 @@ __device__ __forceinline__ void run_region(Team& team, Team::Slot& s, const Load
     const Words<R> u(l.body);
     invoke(team, t, red, buf, u.r);
   } else if constexpr (Fits<R>::value) {
-    invoke(team, t, red, buf, *reinterpret_cast<R*>(&s.body[0]));
+    invoke(team, t, red, buf, *reinterpret_cast<R*>(&s.mut[0]));
   } else {
-    R* p = reinterpret_cast<R*>(((unsigned long long)l.head.w << 32) | l.head.z);
+    const uint2 at = *reinterpret_cast<const uint2*>(&s.head.z);
+    R* p = reinterpret_cast<R*>(((unsigned long long)at.y << 32) | at.x);
     if constexpr (ConstCall<R>::value) {
       invoke(team, t, red, buf, *static_cast<const R*>(p));
     } else {
@@ -635,6 +653,20 @@ __device__ __forceinline__ void run_region(Team& team, Team::Slot& s, const Load
     }
   }
 }
+
+/// 16-byte words of the largest const region that travels inside the slot, over a run's list
+/// (what a worker loads with the header on every fork).
+template <class... Rs>
+struct BodyWords {
+  static constexpr unsigned value = 0u;
+};
+template <class R, class... Rs>
+struct BodyWords<R, Rs...> {
+  static constexpr unsigned own =
+      Fits<R>::value && ConstCall<R>::value ? (unsigned)((sizeof(R) + 15u) / 16u) : 0u;
+  static constexpr unsigned rest = BodyWords<Rs...>::value;
+  static constexpr unsigned value = own > rest ? own : rest;
+};
 
 template <unsigned I, class... Rs>
 struct Dispatch {
@@ -711,7 +743,9 @@ __device__ __forceinline__ T fold_partials(const Team& team, unsigned buf, unsig
 }  // namespace detail
 
 namespace detail {
-__device__ __noinline__ unsigned master_warp_fork_join(unsigned join, unsigned pool);
+__device__ __noinline__ void master_warp_fork_join(unsigned slots, unsigned gen, unsigned pool,
+                                                     bool follow);
+__device__ __forceinline__ unsigned shared_address(const void* p);
 }  // namespace detail
 
 /// The serial code's handle (lane 0 of the master warp). `Regions...` are the region types
@@ -724,7 +758,7 @@ class Master {
   __device__ explicit Master(Team& team)
       : team_(team), stack_(team.stack), spill_(team.spill), stack_bytes_(team.stack_bytes),
         spill_bytes_(team.spill_bytes), sp_(team.sp), spill_sp_(team.spill_sp), gen_(team.gen),
-        workers_(team.workers) {}
+        workers_(team.workers), slots_(detail::shared_address(&team.slot[0])) {}
 
   /// Worker threads in the pool (32 * worker warps): the most a region can have.
   __device__ __forceinline__ unsigned max_threads() const { return workers_; }
@@ -859,8 +893,9 @@ class Master {
     R* copy = nullptr;
     if constexpr (detail::Fits<R>::value) {
       const detail::Words<R> u(body);
+      uint4* to = detail::ConstCall<R>::value ? s.body : s.mut;
 #pragma unroll
-      for (unsigned i = 0; i < (sizeof(R) + 15u) / 16u; ++i) s.body[i] = u.w[i];
+      for (unsigned i = 0; i < (sizeof(R) + 15u) / 16u; ++i) to[i] = u.w[i];
     } else {
       copy = push<R>(1u);
       if (copy == nullptr) return 0u;
@@ -879,11 +914,11 @@ class Master {
     // the hand-off is a barrier.sync on both sides.
     // Fork and join, with the master warp's lanes 1-31 at the same instructions (see
     // detail::master_warp_fork_join): join = the active warps + the master warp.
-    detail::master_warp_fork_join(warps * WARP + WARP, workers_ + WARP);
+    detail::master_warp_fork_join(slots_, gen, workers_ + WARP, false);
     if constexpr (!detail::ConstCall<R>::value) {
       // Shared members: copy the region's copy back (a const region cannot have changed).
       if constexpr (detail::Fits<R>::value) {
-        const detail::Words<R> u(&s.body[0]);
+        const detail::Words<R> u(&s.mut[0]);
         detail::copy_region(&body, &u.r);
       } else {
         detail::copy_region(&body, copy);
@@ -903,6 +938,7 @@ class Master {
   unsigned char* stack_;
   unsigned char* spill_;
   unsigned stack_bytes_, spill_bytes_, sp_, spill_sp_, gen_, workers_;
+  unsigned slots_;  // shared-window address of team.slot[0] (the master warp's loads)
 };
 
 namespace detail {
@@ -911,7 +947,8 @@ namespace detail {
 template <class... Regions>
 __device__ void worker_loop(Team& team, unsigned tid) {
   const unsigned warp = tid >> 5;
-  const unsigned pool = blockDim.x;  // (not team.workers: the master may not have written it yet)
+  // Every warp, counted whole (not team.workers: the master may not have written it yet).
+  const unsigned pool = (blockDim.x + WARP - 1u) & ~(WARP - 1u);
   // The slots' shared address, once, kept in a register (an opaque copy: otherwise ptxas
   // recomputes it after each fork barrier, an S2R of the CTA's shared window on every fork's
   // path before the descriptor loads).
@@ -920,10 +957,16 @@ __device__ void worker_loop(Team& team, unsigned tid) {
                : "=r"(slots)
                : "r"((unsigned)__cvta_generic_to_shared(&team.slot[0])));
   for (unsigned forks = 1u;; ++forks) {
+    // This fork's slot address, computed before the barrier (opaque copy: ptxas otherwise
+    // puts the arithmetic after it, on the path to the descriptor loads).
+    unsigned at;
+    asm volatile("mov.u32 %0, %1;"
+                 : "=r"(at)
+                 : "r"(slots + (forks & 1u) * (unsigned)sizeof(Team::Slot)));
     named_sync(POOL_BARRIER, pool);  // wait for work (orders the master's writes before)
     Team::Slot& s = team.slot[forks & 1u];
     Loaded l;
-    load_slot(slots + (forks & 1u) * (unsigned)sizeof(Team::Slot), l);
+    load_slot<BodyWords<Regions...>::value>(at, l);
     const unsigned id = l.head.x & 0xffffu;
     const unsigned n = l.head.y;     // 0 in a terminating descriptor (id 0)
     const unsigned warps = (n + 31u) / 32u;
@@ -984,53 +1027,75 @@ __device__ void worker_loop(Team& team, unsigned tid) {
   }
 }
 
-/// The master warp's side of a fork and its join, run by all 32 lanes of the master warp at the
-/// same instructions: lane 0 calls it from Master::fork (with the join's thread count), lanes
-/// 1-31 from master_lanes (they get lane 0's count from the shuffle); `join` 0 terminates the
-/// pool (fork barrier only). Not inlined, so that both callers reach one copy of these
-/// instructions: the shuffle's warp sync brings the two halves of the warp together, and the
-/// warp arrives at each barrier converged. (With lane 0 and lanes 1-31 reaching their own
-/// barrier instructions, every master barrier took the compiler's divergent path -
-/// `WARPSYNC.COLLECTIVE` around `BAR.SYNC` - measured at ~195 cycles per fork + join with one
-/// worker warp, ~120 with 31, on an H100; letting lanes 1-31 exit instead is not an option:
-/// the same probe saw the join of a region with team barriers return before the region ended.)
-/// Returns lane 0's `join` in every lane.
-__device__ __noinline__ unsigned master_warp_fork_join(unsigned join, unsigned pool) {
-  join = __shfl_sync(0xffffffffu, join, 0);
-  named_sync(POOL_BARRIER, pool);             // fork: the pool is waiting there
-  if (join != 0u) named_sync(JOIN_BARRIER, join);  // join: the region's warps + this warp
-  return join;
+/// The shared-window address of p (kept opaque: ptxas otherwise re-derives it, with an S2R of
+/// the CTA's shared window, next to every use).
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  unsigned a;
+  asm volatile("mov.u32 %0, %1;" : "=r"(a) : "r"((unsigned)__cvta_generic_to_shared(p)));
+  return a;
+}
+
+/// The master warp's side of forks and joins, run by all 32 lanes of the master warp at the
+/// same instructions: lane 0 calls it from Master::fork for one fork (`follow` false) and
+/// returns after the join; lanes 1-31 call it once from master_lanes (`follow` true) and stay
+/// in its loop until the pool terminates. `gen` is the fork's number (its slot is gen & 1).
+/// Not inlined, so that lane 0 and lanes 1-31 reach one copy of these instructions: the warp
+/// sync brings the two halves of the warp together, and the warp arrives at each barrier
+/// converged. (With lane 0 and lanes 1-31 reaching their own barrier instructions, every
+/// master barrier took the compiler's divergent path - `WARPSYNC.COLLECTIVE` around `BAR.SYNC`
+/// - measured at ~195 cycles per fork + join with one worker warp, ~120 with 31, on an H100;
+/// letting lanes 1-31 exit instead is not an option: the same probe saw the join of a region
+/// with team barriers return before the region ended.) The join's thread count comes from the
+/// slot's header, loaded by the whole warp after the fork barrier (lane 0 wrote it before):
+/// no shuffle before the fork barrier, and the load is off the critical path (the region's
+/// warps load the same header and run the region before they reach the join). A header of 0
+/// terminates the pool: no join.
+__device__ __noinline__ void master_warp_fork_join(unsigned slots, unsigned gen, unsigned pool,
+                                                   bool follow) {
+  for (;;) {
+    __syncwarp();
+    const unsigned at = slots + (gen & 1u) * (unsigned)sizeof(Team::Slot);
+    named_sync(POOL_BARRIER, pool);  // fork: the pool is waiting there
+    unsigned id, n;
+    asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(id), "=r"(n) : "r"(at));
+    if (id == 0u) return;  // termination
+    named_sync(JOIN_BARRIER, ((n + 31u) & ~31u) + WARP);  // join: the region's warps + this warp
+    if (!follow) return;
+    ++gen;
+  }
 }
 
 /// Lanes 1-31 of the master warp: they pass every fork and join barrier beside lane 0 (which
 /// runs the serial code), so that the master warp arrives at each with all its threads.
-__device__ __forceinline__ void master_lanes(unsigned pool) {
-  while (master_warp_fork_join(0u, pool) != 0u) {
-  }
+__device__ __forceinline__ void master_lanes(Team& team, unsigned pool) {
+  master_warp_fork_join(shared_address(&team.slot[0]), 1u, pool, true);
 }
 
 }  // namespace detail
 
 /// The kernel entry of a fork-join block (seed 003's TARGET): the last warp is the master, the
-/// others are the worker pool. Launch with blockDim = (32 * (W + 1), 1, 1), 1 <= W <= 31, and
-/// call it as the kernel's last statement, from every thread. `serial(m)` runs on lane 0 of the
-/// master warp with an occ::fj::Master<Regions...>& m (name the type: NVRTC 13.0 rejects a
-/// generic `[&](auto& m)` lambda at kernel scope); the other master lanes follow the forks and
-/// joins (waiting at a warp sync meanwhile: no full-mask warp collective in serial code).
+/// others are the worker pool. Launch with blockDim = (32 * (W + 1), 1, 1) or (32 * W + 1, 1,
+/// 1) (a one-thread master warp), 1 <= W <= 31, and call it as the kernel's last statement,
+/// from every thread. `serial(m)` runs on lane 0 of the master warp with an
+/// occ::fj::Master<Regions...>& m (name the type: NVRTC 13.0 rejects a generic `[&](auto& m)`
+/// lambda at kernel scope); the other master lanes, if any, follow the forks and joins
+/// (waiting at a warp sync meanwhile: no full-mask warp collective in serial code).
 /// Returns (in every thread) when the serial code has returned and the pool has ended.
 template <class... Regions, class Serial>
 __device__ void run(Team& team, Serial&& serial) {
-  if (blockDim.x % WARP != 0u || blockDim.x < 2u * WARP ||
+  const unsigned rem = blockDim.x % WARP;
+  if ((rem != 0u && rem != 1u) || blockDim.x < 2u * WARP - 31u * rem ||
       blockDim.x > (MAX_WORKER_WARPS + 1u) * WARP || blockDim.y != 1u || blockDim.z != 1u) {
     // A shape the runtime cannot serve: one thread records it, nobody waits on anything.
     if (threadIdx.x == 0u && threadIdx.y == 0u && threadIdx.z == 0u) expire(ForkJoin);
     return;
   }
   const unsigned tid = threadIdx.x;
-  const unsigned master_warp = blockDim.x / WARP - 1u;
+  const unsigned master_warp = (blockDim.x - 1u) / WARP;
+  const unsigned pool = (blockDim.x + WARP - 1u) & ~(WARP - 1u);  // every warp, counted whole
   if (tid >> 5 == master_warp) {
     if ((tid & 31u) != 0u) {
-      detail::master_lanes(blockDim.x);
+      detail::master_lanes(team, pool);
       return;
     }
     team.workers = master_warp * WARP;
@@ -1050,7 +1115,9 @@ __device__ void run(Team& team, Serial&& serial) {
     serial(m);
     // The next fork's slot says: terminate (id 0, no threads).
     team.slot[(m.forks() + 1u) & 1u].head = make_uint4(0u, 0u, 0u, 0u);
-    detail::master_warp_fork_join(0u, blockDim.x);  // terminate the pool and lanes 1-31
+    // Terminate the pool and lanes 1-31.
+    detail::master_warp_fork_join(detail::shared_address(&team.slot[0]), m.forks() + 1u, pool,
+                                  false);
     return;
   }
   detail::worker_loop<Regions...>(team, tid);
