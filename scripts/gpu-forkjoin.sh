@@ -5,9 +5,9 @@
 # the racecheck probe (scripts/forkjoin-racecheck-probe.cu), both built here by the pip nvcc,
 # into a git-ignored folder that the device tool carries. Step 2 is one `run`:
 #
-#   carry: [".gpu-forkjoin"]   command: bash .gpu-forkjoin/run.sh [steps...]   timeout_s: 300
+#   carry: [".gpu-forkjoin"]   command: bash .gpu-forkjoin/run.sh [steps...]   timeout_s: 280
 #
-# run.sh steps (default all): tests probe rcprobe llvm bench nested sanitize.
+# run.sh steps (default all, in this order): tests llvm bench probe rcprobe sanitize nested.
 # - tests: the GPU semantics tests;
 # - probe: the cost probe (cycles per fork + join of each protocol / library variant);
 # - rcprobe: the racecheck probe under compute-sanitizer racecheck, as is and in its `epcc MASK`
@@ -17,7 +17,7 @@
 #   same run, interleaved (new, old, lone, new, old); nested: `bench nested`, new and old;
 # - sanitize: racecheck + synccheck on small EPCC runs (both launch shapes), the semantics test
 #   and the nested suite.
-# Every step is bounded by `timeout`; steps past 200 s are skipped. Results: $OUT/results.tar.gz
+# Every step is bounded by `timeout`; steps past 180 s are skipped (worst case ~4 min). Results: $OUT/results.tar.gz
 # and $OUT/summary.txt only.
 #
 # Environment: GPU_DIR (default <repo>/.gpu-forkjoin), CARGO_TARGET_DIR, LLVM_OPENMP_DIR (an
@@ -85,10 +85,10 @@ cat >"$dest/run.sh" <<'RUN'
 # $OUT/summary.txt only.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-steps="${*:-tests probe rcprobe llvm bench nested sanitize}"
+steps="${*:-tests llvm bench probe rcprobe sanitize nested}"
 t_start=$(date +%s)
-late() { # late NAME: true (and noted) once the run is past 200 s
-  if (($(date +%s) - t_start > 200)); then echo "skipped $1: past 200 s" >>"$sum"; return 0; fi
+late() { # late NAME: true (and noted) once the run is past 180 s
+  if (($(date +%s) - t_start > 180)); then echo "skipped $1: past 180 s" >>"$sum"; return 0; fi
   return 1
 }
 llvm_ok=""
@@ -126,7 +126,7 @@ for s in $steps; do
       for f in run.sh epcc_target; do
         [[ -f "$here/llvm-$f" ]] && cp "$here/llvm-$f" "$ld/$f" && chmod +x "$ld/$f"
       done
-      step llvm-epcc_target 90 env LLVM_EPCC_BIN=epcc_target bash -c "'$ld/run.sh' 1000 100 5 >'$res/llvm-epcc_target.jsonl'"
+      step llvm-epcc_target 60 env LLVM_EPCC_BIN=epcc_target bash -c "'$ld/run.sh' 1000 100 5 >'$res/llvm-epcc_target.jsonl'"
       head -c 600 "$res/llvm-epcc_target.log" >>"$sum"; wc -l "$res/llvm-epcc_target.jsonl" >>"$sum"
       grep -q '"threads_seen": [1-9]' "$res/llvm-epcc_target.jsonl" && llvm_ok="$res/llvm-epcc_target.jsonl"
       rm -rf "$lt" ;;
@@ -154,8 +154,9 @@ for s in $steps; do
         cat "$res/bench-nested-$r.log" >>"$sum"
       done ;;
     sanitize)
-      for job in racecheck:forkjoin racecheck:lone racecheck:semantics racecheck:nested \
-        synccheck:forkjoin synccheck:lone synccheck:semantics synccheck:nested; do
+      for job in racecheck:forkjoin racecheck:lone racecheck:semantics racecheck:semlone \
+        racecheck:nested synccheck:forkjoin synccheck:lone synccheck:semantics synccheck:semlone \
+        synccheck:nested; do
         tool=${job%%:*} what=${job#*:}
         late "sanitizer-$tool-$what" && break
         case $what in
@@ -163,6 +164,7 @@ for s in $steps; do
           lone) cmd=("$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --lone-master --out "$res/sanitizer-$tool-lone") ;;
           nested) cmd=("$here/occupant" bench nested --small --reps 1 --out "$res/sanitizer-$tool") ;;
           semantics) cmd=("$here/test-occupant-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1) ;;
+          semlone) cmd=("$here/test-occupant-gpu_forkjoin" --exact semantics_match_the_cpu_twin_with_a_one_thread_master_warp --test-threads=1) ;;
         esac
         step "sanitizer-$tool-$what" 45 compute-sanitizer --tool $tool "${cmd[@]}"
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|rror|test result" "$res/sanitizer-$tool-$what.log" | head -8 >>"$sum"
