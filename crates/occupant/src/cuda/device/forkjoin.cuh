@@ -668,6 +668,45 @@ struct BodyWords<R, Rs...> {
   static constexpr unsigned value = own > rest ? own : rest;
 };
 
+/// The end of a region in one of its threads: the counter of the region's last dynamic loop
+/// is reset for the next region (thread 0; every thread left that loop: its barrier; the join
+/// and the next fork order this store before its use), the debug mode's arrival counts, the
+/// end of a partial last warp's region for its idle lanes, and the join. Inlined into each
+/// region's case of the dispatch, so that what a region cannot need (no dynamic loop, no
+/// barrier count) folds away and each case runs straight to its join.
+__device__ __forceinline__ void region_end(Team& team, Thread& t, unsigned forks) {
+  const unsigned tid = t.thread_num(), n = t.num_threads();
+  if (tid == 0u && t.dynamic_loops() != 0u) {
+    team.dyn_next[(t.dynamic_loops() - 1u) & 1u] = 0ull;
+  }
+#if OCC_FJ_DEBUG
+  atomicMin(&team.dbg_min, t.barriers_passed());
+  atomicMax(&team.dbg_max, t.barriers_passed());
+#else
+  if ((n & 31u) != 0u) {
+    // A partial last warp: its idle lanes wait at the team barrier (worker_loop) and pass it
+    // once per user barrier; tell them the region ended with one more team barrier.
+    // (fork number, index of this final barrier): idle lanes compare it with their own
+    // count of passes, so an early look (after a user barrier) cannot mistake it for the
+    // end. (barrier.red.popc would carry this flag without a shared word, but it is illegal
+    // when the threads of a warp reach it from different places - measured on the H100:
+    // "illegal instruction", synccheck "divergent threads" - and here they must.)
+    if (tid == 0u) {
+      const unsigned long long e =
+          ((unsigned long long)forks << 32) | (unsigned long long)(t.barriers_passed() + 1u);
+      st_relaxed_cta(&team.ending, e);
+    }
+    named_sync(TEAM_BARRIER, (n + 31u) & ~31u);
+  }
+#endif
+  // The implicit barrier at the end: barrier.sync (not arrive) so that the hand-off of the
+  // region's writes to the master is a sync on both sides (compute-sanitizer racecheck does
+  // not order a barrier.arrive before the waiters' reads: it reported every parallel_sum
+  // partial when the workers arrived here, scripts/forkjoin-cost-probe.cu). The master is
+  // already waiting, so this costs the workers nothing.
+  named_sync(JOIN_BARRIER, ((n + 31u) & ~31u) + WARP);
+}
+
 template <unsigned I, class... Rs>
 struct Dispatch {
   __device__ static __forceinline__ bool call(unsigned, unsigned, unsigned, Team&, Team::Slot&,
@@ -675,16 +714,19 @@ struct Dispatch {
     return false;
   }
 };
+/// Runs the region whose index in the run's list is `id` - 1, then its end (region_end, the
+/// join included); false for an id not in the list (nothing run).
 template <unsigned I, class R, class... Rs>
 struct Dispatch<I, R, Rs...> {
-  __device__ static __forceinline__ bool call(unsigned id, unsigned red, unsigned buf,
+  __device__ static __forceinline__ bool call(unsigned id, unsigned red, unsigned forks,
                                               Team& team, Team::Slot& s, const Loaded& l,
                                               Thread& t) {
     if (id == I) {
-      run_region<R>(team, s, l, t, red, buf);
+      run_region<R>(team, s, l, t, red, forks & 1u);
+      region_end(team, t, forks);
       return true;
     }
-    return Dispatch<I + 1u, Rs...>::call(id, red, buf, team, s, l, t);
+    return Dispatch<I + 1u, Rs...>::call(id, red, forks, team, s, l, t);
   }
 };
 
@@ -970,60 +1012,31 @@ __device__ void worker_loop(Team& team, unsigned tid) {
     const unsigned id = l.head.x & 0xffffu;
     const unsigned n = l.head.y;     // 0 in a terminating descriptor (id 0)
     const unsigned warps = (n + 31u) / 32u;
-    // A thread of the region first (the common case: one test on its way to the body).
-    if (tid < n) {
+    // A thread of the region first (the common case: one test on its way to the body, and
+    // each region's case runs straight to its join).
+    if (__builtin_expect(tid < n, 1)) {
       Thread t(team, tid, n, 1u);
-      const bool known =
-          Dispatch<1u, Regions...>::call(id, l.head.x >> 16, forks & 1u, team, s, l, t);
-      // The counter of the region's last dynamic loop (every thread left it: its barrier) is
-      // reset for the next region; the join and the next fork order this store before its use.
-      if (tid == 0u && t.dynamic_loops() != 0u) {
-        team.dyn_next[(t.dynamic_loops() - 1u) & 1u] = 0ull;
-      }
+      if (!Dispatch<1u, Regions...>::call(id, l.head.x >> 16, forks, team, s, l, t)) {
 #if OCC_FJ_DEBUG
-      if (!known) fail(team);
-      atomicMin(&team.dbg_min, t.barriers_passed());
-      atomicMax(&team.dbg_max, t.barriers_passed());
-#else
-      (void)known;
+        fail(team);  // a region id not in the list
 #endif
-#if !OCC_FJ_DEBUG
-      if ((n & 31u) != 0u) {
-        // A partial last warp: its idle lanes wait at the team barrier (below) and pass it
-        // once per user barrier; tell them the region ended with one more team barrier.
-        // (fork number, index of this final barrier): idle lanes compare it with their own
-        // count of passes, so an early look (after a user barrier) cannot mistake it for the
-        // end. (barrier.red.popc would carry this flag without a shared word, but it is illegal
-        // when the threads of a warp reach it from different places - measured on the H100:
-        // "illegal instruction", synccheck "divergent threads" - and here they must.)
-        if (tid == 0u) {
-          const unsigned long long e =
-              ((unsigned long long)forks << 32) | (unsigned long long)(t.barriers_passed() + 1u);
-          st_relaxed_cta(&team.ending, e);
-        }
-        named_sync(TEAM_BARRIER, warps * WARP);
+        region_end(team, t, forks);
       }
-#endif
-    } else {
-      if (id == 0u) return;         // termination
-      if (warp >= warps) continue;  // not needed: back to the pool at once
-      // Idle lanes of the partial last warp (tid >= n): pass team barriers until the region
-      // ends, so that the active lanes of this warp see it arrive at each of theirs. (The
-      // debug mode's software barrier counts threads, not warps: idle lanes take no part.)
-#if !OCC_FJ_DEBUG
-      for (unsigned passes = 1u;; ++passes) {
-        named_sync(TEAM_BARRIER, warps * WARP);
-        const unsigned long long e = ld_relaxed_cta(&team.ending);
-        if (e == (((unsigned long long)forks << 32) | passes)) break;
-      }
-#endif
+      continue;
     }
-    // The implicit barrier at the end: barrier.sync (not arrive) so that the hand-off of the
-    // region's writes to the master is a sync on both sides (compute-sanitizer racecheck does
-    // not order a barrier.arrive before the waiters' reads: it reported every parallel_sum
-    // partial when the workers arrived here, scripts/forkjoin-cost-probe.cu). The master is
-    // already waiting, so this costs the workers nothing.
-    named_sync(JOIN_BARRIER, warps * WARP + WARP);
+    if (id == 0u) return;         // termination
+    if (warp >= warps) continue;  // not needed: back to the pool at once
+    // Idle lanes of the partial last warp (tid >= n): pass team barriers until the region
+    // ends, so that the active lanes of this warp see it arrive at each of theirs. (The
+    // debug mode's software barrier counts threads, not warps: idle lanes take no part.)
+#if !OCC_FJ_DEBUG
+    for (unsigned passes = 1u;; ++passes) {
+      named_sync(TEAM_BARRIER, warps * WARP);
+      const unsigned long long e = ld_relaxed_cta(&team.ending);
+      if (e == (((unsigned long long)forks << 32) | passes)) break;
+    }
+#endif
+    named_sync(JOIN_BARRIER, warps * WARP + WARP);  // the join (see region_end)
   }
 }
 
