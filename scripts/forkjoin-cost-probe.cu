@@ -629,6 +629,10 @@ FJ_LIB(fj_oldx)
 #include "fj_x.cuh"
 FJ_LIB(fj_x)
 #endif
+#ifdef FJ_PREV
+#include "fj_prev.cuh"
+FJ_LIB(fj_prev)
+#endif
 
 typedef void (*Kernel)(long long*, int, long long);
 struct Variant {
@@ -671,15 +675,18 @@ int main(int argc, char** argv) {
       {"lib-" #NS ":parallel(6th region of the list)", probe_##NS::k<5>},
       FJ_LIB_ROWS(fj)
 #define FJ_LIB_LONE_ROWS(NS)                                                      \
-  {"lone-lib-" #NS ":parallel", probe_##NS::k<0>, 1},                             \
-      {"lone-lib-" #NS ":parallel_sum", probe_##NS::k<1>, 1},                     \
-      {"lone-lib-" #NS ":barrier-in-region", probe_##NS::k<2>, 1},                \
-      {"lone-lib-" #NS ":parallel(shared members)", probe_##NS::k<3>, 1},         \
-      {"lone-lib-" #NS ":join-waits(shared member set after 100 team barriers)", \
+  {"lone-" #NS ":parallel", probe_##NS::k<0>, 1},                             \
+      {"lone-" #NS ":parallel_sum", probe_##NS::k<1>, 1},                     \
+      {"lone-" #NS ":barrier-in-region", probe_##NS::k<2>, 1},                \
+      {"lone-" #NS ":parallel(shared members)", probe_##NS::k<3>, 1},         \
+      {"lone-" #NS ":join-waits(shared member set after 100 team barriers)", \
        probe_##NS::k<4>, 1},
       FJ_LIB_LONE_ROWS(fj)
 #ifdef FJ_X
       FJ_LIB_ROWS(fj_x)
+#endif
+#ifdef FJ_PREV
+      FJ_LIB_ROWS(fj_prev)
 #endif
 #ifdef FJ_OLD
       FJ_LIB_ROWS(fj_old)

@@ -26,7 +26,8 @@
 # in this run: the bundle is then ~15 MB instead of ~60 MB, and the ratios use LLVM_JSONL, a
 # stored comparator run, default the one of bench/results/nvidia-h100/forkjoin/2026-11-23-i8-run1),
 # OLD_CLI (an occupant binary to run beside this tree's: the old variant; none by default),
-# FJ_OLD_REF (the git ref whose forkjoin.cuh the cost probe times as occ::fj_old; default main).
+# FJ_OLD_REF (the git ref whose forkjoin.cuh the cost probe times as occ::fj_old; default main),
+# FJ_PREV_REF (optional: one more ref's forkjoin.cuh, timed as occ::fj_prev).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu-forkjoin}"
@@ -66,6 +67,12 @@ git show "${FJ_OLD_REF:-main}:crates/occupant/src/cuda/device/forkjoin.cuh" |
   sed -e 's/^namespace fj {/namespace fj_old {/' -e 's/^}  \/\/ namespace fj$/}  \/\/ namespace fj_old/' >"$dev/fj_old.cuh"
 sed -e 's/namespace fj_old/namespace fj_oldx/' -e 's/detail::master_lanes([a-z.A-Z]*);//' \
   "$dev/fj_old.cuh" >"$dev/fj_oldx.cuh"
+# FJ_PREV_REF (optional): one more header to time, as occ::fj_prev.
+if [[ -n "${FJ_PREV_REF:-}" ]]; then
+  git show "$FJ_PREV_REF:crates/occupant/src/cuda/device/forkjoin.cuh" |
+    sed -e 's/^namespace fj {/namespace fj_prev {/' -e 's/^}  \/\/ namespace fj$/}  \/\/ namespace fj_prev/' >"$dev/fj_prev.cuh"
+  grep -q "^namespace fj_prev {" "$dev/fj_prev.cuh" || { echo "fj_prev.cuh: namespace sed failed" >&2; exit 1; }
+fi
 for f in fj_x fj_old fj_oldx; do
   grep -q "^namespace $f {" "$dev/$f.cuh" && grep -q "// namespace $f\$" "$dev/$f.cuh" ||
     { echo "$f.cuh: namespace sed failed" >&2; exit 1; }
@@ -75,7 +82,7 @@ for f in fj_x fj_oldx; do
 done
 nvcc_here=$(find "$root/.venv-nvrtc" -name nvcc -path '*bin*' | head -1)
 export PATH="$(dirname "$nvcc_here"):$PATH"
-nvcc -std=c++17 -arch=sm_90 -lineinfo -DFJ_OLD -DFJ_X -I"$dev" -o "$dest/probe" scripts/forkjoin-cost-probe.cu
+nvcc -std=c++17 -arch=sm_90 -lineinfo -DFJ_OLD -DFJ_X ${FJ_PREV_REF:+-DFJ_PREV} -I"$dev" -o "$dest/probe" scripts/forkjoin-cost-probe.cu
 nvcc -std=c++17 -arch=sm_90 -lineinfo -I"$dev" -o "$dest/rcprobe" scripts/forkjoin-racecheck-probe.cu
 strip "$dest/probe" "$dest/rcprobe" || true
 rm -rf "$dev"
@@ -101,7 +108,7 @@ for s in $steps; do
     probe)
       # One process per group of variants (a group that hangs loses only itself).
       for f in "team_barrier" "sync0+sync1/master-converged" "arrive0+sync1/lanes-exit+slot" \
-        "ladder" "lib-fj:" "lone-lib-fj:" "lib-fj_x:" "lib-fj_old:" "lib-fj_oldx:"; do
+        "ladder" "lib-fj:" "lone-fj:" "lib-fj_x:" "lib-fj_prev:" "lib-fj_old:" "lib-fj_oldx:"; do
         timeout -k 2 15 "$here/probe" "$f" >>"$res/probe-run.log" 2>&1 || echo "variant $f: rc $?" >>"$res/probe-run.log"
       done
       grep -E "^fjprobe|^variant" "$res/probe-run.log" | sed 's/ ref_per_delay=[0-9. ]*//' >>"$sum"
