@@ -633,6 +633,14 @@ FJ_LIB(fj_x)
 #include "fj_prev.cuh"
 FJ_LIB(fj_prev)
 #endif
+#ifdef FJ_VARIANTS
+#include "fj_s.cuh"
+#include "fj_l.cuh"
+#include "fj_ls.cuh"
+FJ_LIB(fj_s)
+FJ_LIB(fj_l)
+FJ_LIB(fj_ls)
+#endif
 
 typedef void (*Kernel)(long long*, int, long long);
 struct Variant {
@@ -680,13 +688,19 @@ int main(int argc, char** argv) {
       {"lone-" #NS ":barrier-in-region", probe_##NS::k<2>, 1},                \
       {"lone-" #NS ":parallel(shared members)", probe_##NS::k<3>, 1},         \
       {"lone-" #NS ":join-waits(shared member set after 100 team barriers)", \
-       probe_##NS::k<4>, 1},
+       probe_##NS::k<4>, 1},                                                      \
+      {"lone-" #NS ":parallel(6th region of the list)", probe_##NS::k<5>, 1},
       FJ_LIB_LONE_ROWS(fj)
 #ifdef FJ_X
       FJ_LIB_ROWS(fj_x)
 #endif
 #ifdef FJ_PREV
       FJ_LIB_ROWS(fj_prev)
+#endif
+#ifdef FJ_VARIANTS
+      FJ_LIB_ROWS(fj_s)
+      FJ_LIB_LONE_ROWS(fj_l)
+      FJ_LIB_LONE_ROWS(fj_ls)
 #endif
 #ifdef FJ_OLD
       FJ_LIB_ROWS(fj_old)

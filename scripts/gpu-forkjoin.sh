@@ -73,6 +73,16 @@ if [[ -n "${FJ_PREV_REF:-}" ]]; then
     sed -e 's/^namespace fj {/namespace fj_prev {/' -e 's/^}  \/\/ namespace fj$/}  \/\/ namespace fj_prev/' >"$dev/fj_prev.cuh"
   grep -q "^namespace fj_prev {" "$dev/fj_prev.cuh" || { echo "fj_prev.cuh: namespace sed failed" >&2; exit 1; }
 fi
+# occ::fj_s: the switch dispatch; occ::fj_l: the one-thread master warp's own path
+# (OCC_FJ_LONE_MASTER); occ::fj_ls: both.
+for v in s:0:1 l:1:0 ls:1:1; do
+  IFS=: read -r n lone sw <<<"$v"
+  sed -e "s/^namespace fj {/namespace fj_$n {/" -e "s/^}  \/\/ namespace fj\$/}  \/\/ namespace fj_$n/" \
+    -e "s/^#if OCC_FJ_LONE_MASTER\$/#if $lone/" -e "s/(OCC_FJ_LONE_MASTER \&\& /($lone \&\& /" \
+    -e "s/OCC_FJ_SWITCH_DISPATCH \&\& /$sw \&\& /" "$dev/forkjoin.cuh" >"$dev/fj_$n.cuh"
+  grep -q "^namespace fj_$n {" "$dev/fj_$n.cuh" && ! grep -qE "^#if OCC_FJ_LONE_MASTER\$|OCC_FJ_SWITCH_DISPATCH &&" "$dev/fj_$n.cuh" ||
+    { echo "fj_$n.cuh: sed failed" >&2; exit 1; }
+done
 for f in fj_x fj_old fj_oldx; do
   grep -q "^namespace $f {" "$dev/$f.cuh" && grep -q "// namespace $f\$" "$dev/$f.cuh" ||
     { echo "$f.cuh: namespace sed failed" >&2; exit 1; }
@@ -82,10 +92,21 @@ for f in fj_x fj_oldx; do
 done
 nvcc_here=$(find "$root/.venv-nvrtc" -name nvcc -path '*bin*' | head -1)
 export PATH="$(dirname "$nvcc_here"):$PATH"
-nvcc -std=c++17 -arch=sm_90 -lineinfo -DFJ_OLD -DFJ_X ${FJ_PREV_REF:+-DFJ_PREV} -I"$dev" -o "$dest/probe" scripts/forkjoin-cost-probe.cu
+nvcc -std=c++17 -arch=sm_90 -lineinfo -DFJ_OLD -DFJ_X -DFJ_VARIANTS ${FJ_PREV_REF:+-DFJ_PREV} -I"$dev" -o "$dest/probe" scripts/forkjoin-cost-probe.cu
 nvcc -std=c++17 -arch=sm_90 -lineinfo -I"$dev" -o "$dest/rcprobe" scripts/forkjoin-racecheck-probe.cu
 strip "$dest/probe" "$dest/rcprobe" || true
 rm -rf "$dev"
+# LATE_S: steps that would start past this many seconds are skipped (default 180).
+echo "${LATE_S:-180}" >"$dest/late-s.txt"
+# BENCH_RUNS: the bench step's runs, "NAME EXTRA-ARGS" separated by ";" (old* runs use OLD_CLI).
+echo "${BENCH_RUNS:-new;old;lone --lone-master;new2;old2}" | tr ';' '\n' >"$dest/bench-runs.txt"
+# PROBE_GROUPS: the cost probe's groups of variants (substrings of their names), ";"-separated.
+echo "${PROBE_GROUPS:-team_barrier;sync0+sync1/master-converged;arrive0+sync1/lanes-exit+slot;ladder;lib-fj:;lone-fj:;lib-fj_x:;lib-fj_prev:;lib-fj_old:;lib-fj_oldx:}" |
+  tr ';' '\n' >"$dest/probe-groups.txt"
+# RC_JOBS: the racecheck probe's epcc runs, "MASK:W[:REPS]" separated by spaces.
+echo "${RC_JOBS:-0:2 31:2 1:2 2:2 4:2 8:2 16:2 0:31 31:31 8:31}" >"$dest/rc-jobs.txt"
+# SAN_JOBS: the sanitizer runs, TOOL:WHAT separated by spaces.
+echo "${SAN_JOBS:-racecheck:forkjoin racecheck:lone racecheck:semantics racecheck:semlone racecheck:nested synccheck:forkjoin synccheck:lone synccheck:semantics synccheck:semlone synccheck:nested}" >"$dest/san-jobs.txt"
 cat >"$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Runs on the device machine (made by scripts/gpu-forkjoin.sh). Writes $OUT/results.tar.gz and
@@ -94,8 +115,9 @@ set -u
 source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
 steps="${*:-tests llvm bench probe rcprobe sanitize nested}"
 t_start=$(date +%s)
-late() { # late NAME: true (and noted) once the run is past 180 s
-  if (($(date +%s) - t_start > 180)); then echo "skipped $1: past 180 s" >>"$sum"; return 0; fi
+late_s=$(cat "$here/late-s.txt")
+late() { # late NAME: true (and noted) once the run is past late_s (default 180) seconds
+  if (($(date +%s) - t_start > late_s)); then echo "skipped $1: past $late_s s" >>"$sum"; return 0; fi
   return 1
 }
 llvm_ok=""
@@ -107,10 +129,10 @@ for s in $steps; do
       grep -E "^test |test result|panicked" "$res/test-gpu_forkjoin.log" >>"$sum" ;;
     probe)
       # One process per group of variants (a group that hangs loses only itself).
-      for f in "team_barrier" "sync0+sync1/master-converged" "arrive0+sync1/lanes-exit+slot" \
-        "ladder" "lib-fj:" "lone-fj:" "lib-fj_x:" "lib-fj_prev:" "lib-fj_old:" "lib-fj_oldx:"; do
+      while read -r f; do
+        [[ -z "$f" ]] && continue
         timeout -k 2 15 "$here/probe" "$f" >>"$res/probe-run.log" 2>&1 || echo "variant $f: rc $?" >>"$res/probe-run.log"
-      done
+      done <"$here/probe-groups.txt"
       grep -E "^fjprobe|^variant" "$res/probe-run.log" | sed 's/ ref_per_delay=[0-9. ]*//' >>"$sum"
       tar -C "$res" -czf "$out/results.tar.gz" . ;;
     rcprobe)
@@ -119,11 +141,12 @@ for s in $steps; do
       step rcprobe-racecheck 40 compute-sanitizer --tool racecheck "$here/rcprobe"
       grep -E "RACECHECK SUMMARY|Race reported|probe:" "$res/rcprobe-racecheck.log" | head -6 >>"$sum"
       # Which construct before the back-to-back reductions makes racecheck report the partials.
-      for job in 0:2 31:2 1:2 2:2 4:2 8:2 16:2 0:31 31:31 8:31; do
-        mask=${job%%:*} w=${job#*:}
-        late "rcprobe-epcc-$mask-$w" && break
-        step "rcprobe-epcc-$mask-$w" 30 compute-sanitizer --tool racecheck "$here/rcprobe" epcc "$mask" "$w" 10 100
-        grep -E "RACECHECK SUMMARY|probe:" "$res/rcprobe-epcc-$mask-$w.log" | head -3 >>"$sum"
+      for job in $(cat "$here/rc-jobs.txt"); do
+        IFS=: read -r mask w reps <<<"$job"
+        reps=${reps:-10}
+        late "rcprobe-epcc-$mask-$w-$reps" && break
+        step "rcprobe-epcc-$mask-$w-$reps" 30 compute-sanitizer --tool racecheck "$here/rcprobe" epcc "$mask" "$w" "$reps" 100
+        grep -E "RACECHECK SUMMARY|probe:" "$res/rcprobe-epcc-$mask-$w-$reps.log" | head -3 >>"$sum"
       done ;;
     llvm)
       [[ -f "$here/llvm-openmp.tar.xz" ]] || { echo "llvm: no comparator in the bundle" >>"$sum"; continue; }
@@ -141,17 +164,18 @@ for s in $steps; do
       # Without the comparator in this run, the stored comparator run carried in the bundle.
       [[ -z "$llvm_ok" ]] && llvm_ok="$here/llvm-stored.jsonl"
       echo "llvm comparator used: $llvm_ok" >>"$sum"
-      runs=(new old lone new2 old2)
-      for r in "${runs[@]}"; do
-        exe="$here/occupant" extra=()
+      # bench-runs.txt: one run a line, "NAME EXTRA-ARGS..." (old* runs use the old binary).
+      while read -r r rest; do
+        [[ -z "$r" ]] && continue
+        exe="$here/occupant"
+        read -r -a extra <<<"$rest"
         [[ $r == old* ]] && exe="$here/occupant-old"
-        [[ $r == lone ]] && extra=(--lone-master)
         [[ -x "$exe" ]] || continue
         late "bench-forkjoin-$r" && break
         step "bench-forkjoin-$r" 60 "$exe" bench forkjoin --backend cuda --out "$res/forkjoin-$r" --llvm "$llvm_ok" "${extra[@]}"
         echo "-- $r" >>"$sum"
         cat "$res/bench-forkjoin-$r.log" >>"$sum"
-      done ;;
+      done <"$here/bench-runs.txt" ;;
     nested)
       for r in new old; do
         exe="$here/occupant"; [[ $r == old ]] && exe="$here/occupant-old"
@@ -161,9 +185,7 @@ for s in $steps; do
         cat "$res/bench-nested-$r.log" >>"$sum"
       done ;;
     sanitize)
-      for job in racecheck:forkjoin racecheck:lone racecheck:semantics racecheck:semlone \
-        racecheck:nested synccheck:forkjoin synccheck:lone synccheck:semantics synccheck:semlone \
-        synccheck:nested; do
+      for job in $(cat "$here/san-jobs.txt"); do
         tool=${job%%:*} what=${job#*:}
         late "sanitizer-$tool-$what" && break
         case $what in

@@ -31,6 +31,10 @@ pub struct EpccConfig {
     /// converge at each fork and join) instead of `32 (W + 1)`. Ignored by the CPU twin.
     #[serde(default)]
     pub lone_master: bool,
+    /// CUDA: macros defined for the benchmark's compilation (`NAME` or `NAME=VALUE`, e.g. the
+    /// device library's `OCC_FJ_SWITCH_DISPATCH=1`). Ignored by the CPU twin.
+    #[serde(default)]
+    pub defines: Vec<String>,
 }
 
 impl Default for EpccConfig {
@@ -42,6 +46,7 @@ impl Default for EpccConfig {
             rounds: 5,
             workers: vec![32, 64, 128, 256, 512, 992],
             lone_master: false,
+            defines: Vec::new(),
         }
     }
 }
