@@ -155,10 +155,13 @@ struct Team {
   /// waits for that warp.
   struct alignas(16) Slot {
     /// x: (reduction << 16) | (1 + index of the region type), 0 terminates the pool;
-    /// y: threads of the region (0 when terminating); z, w: the region object's address when
-    /// it is on the stack (low, high word), 0 when it is inline.
+    /// y: threads of the region (0 when terminating); z, w: the first 8 bytes of a const
+    /// region object that travels in the slot (detail::Packs), or the region object's address
+    /// when it is on the stack (low, high word).
     uint4 head;
-    /// A const region object that fits: the workers load it into registers with the header.
+    /// The rest of a const region object that travels in the slot (it starts at byte 8 of
+    /// the slot, right after x and y): the workers load it into registers with the header, in
+    /// one round of 16-byte loads - one load for a region of up to 8 bytes.
     uint4 body[INLINE_BYTES / 16u];
     /// A non-const region object that fits: the region's threads share this copy (kept apart
     /// from `body`, which every worker loads after the fork while such a region may already
@@ -528,6 +531,35 @@ struct Fits {
   static constexpr bool value = sizeof(R) <= INLINE_BYTES && alignof(R) <= 16u;
 };
 
+/// A const region object packed after the slot header's x and y (bytes 8 .. 8 + sizeof(R) of
+/// the slot): what a worker loads with the header, in the same 16-byte words.
+template <class R>
+struct Packed {
+  unsigned x, y;
+  R r;
+  __device__ __forceinline__ Packed(unsigned a, unsigned b, const R& q) : x(a), y(b), r(q) {}
+};
+
+/// Whether a region object travels packed in the slot (const, at most INLINE_BYTES + 8 bytes,
+/// aligned to at most 8: it then starts at byte 8). Other const regions go on the stack.
+template <class R>
+struct Packs {
+  static constexpr bool value = sizeof(R) <= INLINE_BYTES + 8u && alignof(R) <= 8u &&
+                                sizeof(Packed<R>) <= 16u + INLINE_BYTES;
+};
+
+/// A packed region object with its header as 16-byte words.
+template <class R>
+union PackedWords {
+  uint4 w[(sizeof(Packed<R>) + 15u) / 16u];
+  Packed<R> p;
+  __device__ __forceinline__ PackedWords(unsigned x, unsigned y, const R& r) : p(x, y, r) {}
+  __device__ __forceinline__ explicit PackedWords(const uint4* src) : w() {
+#pragma unroll
+    for (unsigned i = 0; i < (sizeof(Packed<R>) + 15u) / 16u; ++i) w[i] = src[i];
+  }
+};
+
 /// A region object as 16-byte words (for one-instruction-per-16-bytes copies into and out of
 /// the descriptor slot and into a worker's registers).
 template <class R>
@@ -586,30 +618,24 @@ struct IndexOf<T, R, Rs...> {
   static constexpr unsigned value = same ? 0u : 1u + IndexOf<T, Rs...>::value;
 };
 
-/// A descriptor slot as a worker loaded it: the header's first 8 bytes and the first `N`
-/// 16-byte words of `body` (N: the largest const inline region of the run's list), issued
-/// together right after the fork barrier. `ld.volatile`: with plain `ld.shared` ptxas sank the
+/// A descriptor slot as a worker loaded it: its first `N` 16-byte words (the header, with the
+/// largest packed const region of the run's list after its x and y), issued together right
+/// after the fork barrier. `ld.volatile`: with plain `ld.shared` ptxas sank the
 /// object's loads below the branch on the region id (a second, dependent shared round trip on
 /// every fork; a volatile load is neither dropped nor moved off a path) - but then every load
 /// is paid by every worker warp on every fork (loading all 80 bytes: +140 cycles per region
 /// with 31 worker warps on an H100), hence only the words some region needs.
 struct Loaded {
-  uint2 head;  // x, y of the slot header (z, w are read only for regions on the stack)
-  uint4 body[INLINE_BYTES / 16u];
+  uint4 w[1u + INLINE_BYTES / 16u];  // w[0]: the header (x, y, then a packed region or address)
 };
 
 template <unsigned N>
 __device__ __forceinline__ void load_slot(unsigned a, Loaded& l) {
-  asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];"
-               : "=r"(l.head.x), "=r"(l.head.y)
-               : "r"(a));
-  if constexpr (N > 0u) {  // (N = 0: no const inline region in the list)
 #pragma unroll
-    for (unsigned i = 0; i < N; ++i) {
-      asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(l.body[i].x), "=r"(l.body[i].y), "=r"(l.body[i].z), "=r"(l.body[i].w)
-                   : "r"(a + 16u * (i + 1u)));
-    }
+  for (unsigned i = 0; i < N; ++i) {
+    asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(l.w[i].x), "=r"(l.w[i].y), "=r"(l.w[i].z), "=r"(l.w[i].w)
+                 : "r"(a + 16u * i));
   }
 }
 
@@ -649,14 +675,13 @@ __device__ __forceinline__ void invoke(Team& team, Thread& t, unsigned red, unsi
 template <class R>
 __device__ __forceinline__ void run_region(Team& team, Team::Slot& s, const Loaded& l,
                                            Thread& t, unsigned red, unsigned buf) {
-  if constexpr (Fits<R>::value && ConstCall<R>::value) {
-    const Words<R> u(l.body);
-    invoke(team, t, red, buf, u.r);
-  } else if constexpr (Fits<R>::value) {
+  if constexpr (ConstCall<R>::value && Packs<R>::value) {
+    const PackedWords<R> u(l.w);
+    invoke(team, t, red, buf, u.p.r);
+  } else if constexpr (!ConstCall<R>::value && Fits<R>::value) {
     invoke(team, t, red, buf, *reinterpret_cast<R*>(&s.mut[0]));
   } else {
-    const uint2 at = *reinterpret_cast<const uint2*>(&s.head.z);
-    R* p = reinterpret_cast<R*>(((unsigned long long)at.y << 32) | at.x);
+    R* p = reinterpret_cast<R*>(((unsigned long long)l.w[0].w << 32) | l.w[0].z);
     if constexpr (ConstCall<R>::value) {
       invoke(team, t, red, buf, *static_cast<const R*>(p));
     } else {
@@ -665,17 +690,17 @@ __device__ __forceinline__ void run_region(Team& team, Team::Slot& s, const Load
   }
 }
 
-/// 16-byte words of the largest const region that travels inside the slot, over a run's list
-/// (what a worker loads with the header on every fork).
+/// 16-byte words of the slot a worker loads on every fork: the header, with the largest
+/// packed const region of a run's list.
 template <class... Rs>
-struct BodyWords {
-  static constexpr unsigned value = 0u;
+struct LoadWords {
+  static constexpr unsigned value = 1u;
 };
 template <class R, class... Rs>
-struct BodyWords<R, Rs...> {
+struct LoadWords<R, Rs...> {
   static constexpr unsigned own =
-      Fits<R>::value && ConstCall<R>::value ? (unsigned)((sizeof(R) + 15u) / 16u) : 0u;
-  static constexpr unsigned rest = BodyWords<Rs...>::value;
+      ConstCall<R>::value && Packs<R>::value ? (unsigned)((sizeof(Packed<R>) + 15u) / 16u) : 1u;
+  static constexpr unsigned rest = LoadWords<Rs...>::value;
   static constexpr unsigned value = own > rest ? own : rest;
 };
 
@@ -999,22 +1024,31 @@ class Master {
     const unsigned warps = (num_threads + 31u) / 32u;
     const unsigned gen = gen_ + 1u;
     Team::Slot& s = team_.slot[gen & 1u];
-    // Publish: the region object (16-byte stores into the slot, or a copy on the stack), then
-    // the descriptor (one 16-byte store). No fence: barrier 0 orders them for the workers.
+    // Publish: the descriptor with a const region packed after its x and y (16-byte stores:
+    // one for a region of up to 8 bytes), or the descriptor (one 16-byte store) and the region
+    // object (16-byte stores into the slot's shared words, or a copy on the stack). No fence:
+    // barrier 0 orders them for the workers.
     const unsigned long long m = mark();
     R* copy = nullptr;
-    if constexpr (detail::Fits<R>::value) {
-      const detail::Words<R> u(body);
-      uint4* to = detail::ConstCall<R>::value ? s.body : s.mut;
+    const unsigned x = id | (red << 16);
+    if constexpr (detail::ConstCall<R>::value && detail::Packs<R>::value) {
+      const detail::PackedWords<R> u(x, num_threads, body);
+      s.head = u.w[0];
 #pragma unroll
-      for (unsigned i = 0; i < (sizeof(R) + 15u) / 16u; ++i) to[i] = u.w[i];
+      for (unsigned i = 1; i < (sizeof(detail::Packed<R>) + 15u) / 16u; ++i) s.body[i - 1u] = u.w[i];
     } else {
-      copy = push<R>(1u);
-      if (copy == nullptr) return 0u;
-      detail::copy_region(copy, &body);
+      if constexpr (!detail::ConstCall<R>::value && detail::Fits<R>::value) {
+        const detail::Words<R> u(body);
+#pragma unroll
+        for (unsigned i = 0; i < (sizeof(R) + 15u) / 16u; ++i) s.mut[i] = u.w[i];
+      } else {
+        copy = push<R>(1u);
+        if (copy == nullptr) return 0u;
+        detail::copy_region(copy, &body);
+      }
+      const unsigned long long at = (unsigned long long)copy;
+      s.head = make_uint4(x, num_threads, (unsigned)at, (unsigned)(at >> 32));
     }
-    const unsigned long long at = (unsigned long long)copy;
-    s.head = make_uint4(id | (red << 16), num_threads, (unsigned)at, (unsigned)(at >> 32));
     gen_ = gen;
 #if OCC_FJ_DEBUG
     team_.dbg_min = 0xffffffffu;
@@ -1035,7 +1069,7 @@ class Master {
 #endif
     if constexpr (!detail::ConstCall<R>::value) {
       // Shared members: copy the region's copy back (a const region cannot have changed).
-      if constexpr (detail::Fits<R>::value) {
+      if constexpr (detail::Fits<R>::value) {  // (non-const: in the slot's shared words)
         const detail::Words<R> u(&s.mut[0]);
         detail::copy_region(&body, &u.r);
       } else {
@@ -1084,26 +1118,29 @@ __device__ void worker_loop(Team& team, unsigned tid) {
     named_sync(POOL_BARRIER, pool);  // wait for work (orders the master's writes before)
     Team::Slot& s = team.slot[forks & 1u];
     Loaded l;
-    load_slot<BodyWords<Regions...>::value>(at, l);
-    const unsigned id = l.head.x & 0xffffu;
-    const unsigned n = l.head.y;     // 0 in a terminating descriptor (id 0)
+    load_slot<LoadWords<Regions...>::value>(at, l);
+    const unsigned id = l.w[0].x & 0xffffu;
+    const unsigned n = l.w[0].y;     // 0 in a terminating descriptor (id 0)
     const unsigned warps = (n + 31u) / 32u;
-    // A thread of the region first (the common case: one test on its way to the body, and
-    // each region's case runs straight to its join).
-    if (__builtin_expect(tid < n, 1)) {
-      Thread t(team, tid, n, 1u);
-      bool known;
-      if constexpr (OCC_FJ_SWITCH_DISPATCH && sizeof...(Regions) <= 16u) {
-        known = SwitchDispatch<Regions...>::call(id, l.head.x >> 16, forks, team, s, l, t);
-      } else {
-        known = Dispatch<1u, Regions...>::call(id, l.head.x >> 16, forks, team, s, l, t);
-      }
-      if (!known) {
+    // The region's id for its threads, 0 for the others: a select (made opaque, so that the
+    // compiler does not turn it back into a branch on tid < n), so that a thread of the region
+    // reaches its case through the compare chain alone and each case runs straight to its
+    // join. A thread not in the region falls through every compare.
+    unsigned key;
+    asm volatile("mov.u32 %0, %1;" : "=r"(key) : "r"(tid < n ? id : 0u));
+    Thread t(team, tid, n, 1u);
+    bool known;
+    if constexpr (OCC_FJ_SWITCH_DISPATCH && sizeof...(Regions) <= 16u) {
+      known = SwitchDispatch<Regions...>::call(key, l.w[0].x >> 16, forks, team, s, l, t);
+    } else {
+      known = Dispatch<1u, Regions...>::call(key, l.w[0].x >> 16, forks, team, s, l, t);
+    }
+    if (known) continue;
+    if (tid < n) {
 #if OCC_FJ_DEBUG
-        fail(team);  // a region id not in the list
+      fail(team);  // a region id not in the list
 #endif
-        region_end(team, t, forks);
-      }
+      region_end(team, t, forks);
       continue;
     }
     if (id == 0u) return;         // termination
