@@ -12,11 +12,12 @@
 // (~120-195 cycles per region on an H100). A block of 32 * W + 1 threads is also accepted: its
 // master warp is the one thread that runs the serial code (nothing to converge at a fork,
 // nothing exited). The worker warps wait in a pool on named barrier 0. When the master reaches
-// a parallel region it writes the region object (16-byte stores) and the fork descriptor (one
-// 16-byte store) into one of two descriptor slots in shared memory and syncs on barrier 0 (the
-// pool is already there), which releases the pool; every worker loads the header's 8 bytes and
-// the words of the largest const region of the run's list in one round of shared loads, the
-// warps that the region needs run it, the others go straight back to the pool. At the end of
+// a parallel region it writes the fork descriptor with a const region object packed after its
+// first 8 bytes (16-byte stores: one for a region of up to 8 bytes) into one of two descriptor
+// slots in shared memory and syncs on barrier 0 (the pool is already there), which releases the
+// pool; every worker loads the slot's words that the largest packed region of the run's list
+// needs in one round of shared loads, the warps that the region needs run it, the others go
+// straight back to the pool. At the end of
 // the region the active warps sync on barrier 1 (the join) with the master warp. A region costs
 // the master a few shared stores, a call and two barrier.sync; a worker one barrier.sync, one
 // round of shared loads and the join. Every hand-off is a barrier.sync on both sides
