@@ -633,14 +633,7 @@ FJ_LIB(fj_x)
 #include "fj_prev.cuh"
 FJ_LIB(fj_prev)
 #endif
-#ifdef FJ_VARIANTS
-#include "fj_s.cuh"
-#include "fj_l.cuh"
-#include "fj_ls.cuh"
-FJ_LIB(fj_s)
-FJ_LIB(fj_l)
-FJ_LIB(fj_ls)
-#endif
+
 
 typedef void (*Kernel)(long long*, int, long long);
 struct Variant {
@@ -697,11 +690,7 @@ int main(int argc, char** argv) {
 #ifdef FJ_PREV
       FJ_LIB_ROWS(fj_prev)
 #endif
-#ifdef FJ_VARIANTS
-      FJ_LIB_ROWS(fj_s)
-      FJ_LIB_LONE_ROWS(fj_l)
-      FJ_LIB_LONE_ROWS(fj_ls)
-#endif
+
 #ifdef FJ_OLD
       FJ_LIB_ROWS(fj_old)
       FJ_LIB_ROWS(fj_oldx)

@@ -73,16 +73,6 @@ if [[ -n "${FJ_PREV_REF:-}" ]]; then
     sed -e 's/^namespace fj {/namespace fj_prev {/' -e 's/^}  \/\/ namespace fj$/}  \/\/ namespace fj_prev/' >"$dev/fj_prev.cuh"
   grep -q "^namespace fj_prev {" "$dev/fj_prev.cuh" || { echo "fj_prev.cuh: namespace sed failed" >&2; exit 1; }
 fi
-# occ::fj_s: the switch dispatch; occ::fj_l: the one-thread master warp's own path
-# (OCC_FJ_LONE_MASTER); occ::fj_ls: both.
-for v in s:0:1 l:1:0 ls:1:1; do
-  IFS=: read -r n lone sw <<<"$v"
-  sed -e "s/^namespace fj {/namespace fj_$n {/" -e "s/^}  \/\/ namespace fj\$/}  \/\/ namespace fj_$n/" \
-    -e "s/^#if OCC_FJ_LONE_MASTER\$/#if $lone/" -e "s/(OCC_FJ_LONE_MASTER \&\& /($lone \&\& /" \
-    -e "s/OCC_FJ_SWITCH_DISPATCH \&\& /$sw \&\& /" "$dev/forkjoin.cuh" >"$dev/fj_$n.cuh"
-  grep -q "^namespace fj_$n {" "$dev/fj_$n.cuh" && ! grep -qE "^#if OCC_FJ_LONE_MASTER\$|OCC_FJ_SWITCH_DISPATCH &&" "$dev/fj_$n.cuh" ||
-    { echo "fj_$n.cuh: sed failed" >&2; exit 1; }
-done
 for f in fj_x fj_old fj_oldx; do
   grep -q "^namespace $f {" "$dev/$f.cuh" && grep -q "// namespace $f\$" "$dev/$f.cuh" ||
     { echo "$f.cuh: namespace sed failed" >&2; exit 1; }
@@ -92,7 +82,7 @@ for f in fj_x fj_oldx; do
 done
 nvcc_here=$(find "$root/.venv-nvrtc" -name nvcc -path '*bin*' | head -1)
 export PATH="$(dirname "$nvcc_here"):$PATH"
-nvcc -std=c++17 -arch=sm_90 -lineinfo -DFJ_OLD -DFJ_X -DFJ_VARIANTS ${FJ_PREV_REF:+-DFJ_PREV} -I"$dev" -o "$dest/probe" scripts/forkjoin-cost-probe.cu
+nvcc -std=c++17 -arch=sm_90 -lineinfo -DFJ_OLD -DFJ_X ${FJ_PREV_REF:+-DFJ_PREV} -I"$dev" -o "$dest/probe" scripts/forkjoin-cost-probe.cu
 nvcc -std=c++17 -arch=sm_90 -lineinfo -I"$dev" -o "$dest/rcprobe" scripts/forkjoin-racecheck-probe.cu
 strip "$dest/probe" "$dest/rcprobe" || true
 rm -rf "$dev"

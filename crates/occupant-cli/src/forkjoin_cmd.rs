@@ -29,12 +29,11 @@ pub struct ForkjoinArgs {
     /// Worker counts (multiples of 32, at most 992), comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "32,64,128,256,512,992")]
     workers: Vec<usize>,
-    /// CUDA: blocks of 32 W + 1 threads (a one-thread master warp, compiled with
-    /// OCC_FJ_LONE_MASTER=1) instead of 32 (W + 1).
+    /// CUDA: blocks of 32 W + 1 threads (a one-thread master warp) instead of 32 (W + 1).
     #[arg(long)]
     lone_master: bool,
     /// CUDA: a macro for the benchmark's compilation, NAME or NAME=VALUE (repeatable), e.g.
-    /// OCC_FJ_SWITCH_DISPATCH=1.
+    /// OCC_FJ_DEBUG=1.
     #[arg(long = "define", value_name = "NAME[=VALUE]")]
     defines: Vec<String>,
     /// JSON lines of the LLVM OpenMP comparator (bench/llvm-openmp/epcc_target) to compare with.

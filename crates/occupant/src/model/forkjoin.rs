@@ -32,7 +32,7 @@ pub struct EpccConfig {
     #[serde(default)]
     pub lone_master: bool,
     /// CUDA: macros defined for the benchmark's compilation (`NAME` or `NAME=VALUE`, e.g. the
-    /// device library's `OCC_FJ_SWITCH_DISPATCH=1`). Ignored by the CPU twin.
+    /// device library's `OCC_FJ_DEBUG=1`, or a variant under test). Ignored by the CPU twin.
     #[serde(default)]
     pub defines: Vec<String>,
 }

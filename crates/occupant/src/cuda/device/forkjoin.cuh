@@ -9,9 +9,9 @@
 // (detail::master_warp_fork_join; lanes 1-31 stay in its loop, lane 0 enters it per fork): no
 // thread of a counted warp has exited (with lanes 1-31 exited, a join was measured returning
 // before its region ended) and the master's barriers avoid the divergent-barrier path
-// (~120-195 cycles per region on an H100). A block of 32 * W + 1 threads is also accepted: its
-// master warp is the one thread that runs the serial code (nothing to converge at a fork,
-// nothing exited). The worker warps wait in a pool on named barrier 0. When the master reaches
+// (~120-195 cycles per region on an H100). A block of 32 * W + 1 threads is also accepted
+// (experimental, docs/FORKJOIN.md "Shape"): its master warp is the one thread that runs the
+// serial code, on the same path (nothing to converge at a fork, nothing exited). The worker warps wait in a pool on named barrier 0. When the master reaches
 // a parallel region it writes the fork descriptor with a const region object packed after its
 // first 8 bytes (16-byte stores: one for a region of up to 8 bytes) into one of two descriptor
 // slots in shared memory and syncs on barrier 0 (the pool is already there), which releases the
@@ -101,17 +101,6 @@
 
 #ifndef OCC_FJ_DEBUG
 #define OCC_FJ_DEBUG 0
-#endif
-// OCC_FJ_LONE_MASTER 1: the kernel is launched with blocks of 32 * W + 1 threads only (a
-// one-thread master warp; other shapes are recorded as errors): the master's fork and join are
-// two barrier.sync of its own, inlined (no call, no warp sync, no load of the join count).
-#ifndef OCC_FJ_LONE_MASTER
-#define OCC_FJ_LONE_MASTER 0
-#endif
-// OCC_FJ_SWITCH_DISPATCH 1: the workers dispatch on the region id with a switch (up to 16
-// region types; more fall back to the compare chain) instead of a chain of compares.
-#ifndef OCC_FJ_SWITCH_DISPATCH
-#define OCC_FJ_SWITCH_DISPATCH 0
 #endif
 
 namespace occ {
@@ -744,20 +733,6 @@ __device__ __forceinline__ void region_end(Team& team, Thread& t, unsigned forks
   named_sync(JOIN_BARRIER, ((n + 31u) & ~31u) + WARP);
 }
 
-/// The K-th type of a list (void past its end).
-template <unsigned K, class... Rs>
-struct At {
-  typedef void type;
-};
-template <class R, class... Rs>
-struct At<0u, R, Rs...> {
-  typedef R type;
-};
-template <unsigned K, class R, class... Rs>
-struct At<K, R, Rs...> {
-  typedef typename At<K - 1u, Rs...>::type type;
-};
-
 template <unsigned I, class... Rs>
 struct Dispatch {
   __device__ static __forceinline__ bool call(unsigned, unsigned, unsigned, Team&, Team::Slot&,
@@ -778,51 +753,6 @@ struct Dispatch<I, R, Rs...> {
       return true;
     }
     return Dispatch<I + 1u, Rs...>::call(id, red, forks, team, s, l, t);
-  }
-};
-
-/// Dispatch with a switch on the region id (OCC_FJ_SWITCH_DISPATCH; up to 16 region types).
-template <class... Rs>
-struct SwitchDispatch {
-  template <unsigned K>
-  __device__ static __forceinline__ bool one(unsigned red, unsigned forks, Team& team,
-                                             Team::Slot& s, const Loaded& l, Thread& t) {
-    if constexpr (K < sizeof...(Rs)) {
-      run_region<typename At<K, Rs...>::type>(team, s, l, t, red, forks & 1u);
-      region_end(team, t, forks);
-      return true;
-    } else {
-      return false;
-    }
-  }
-  __device__ static __forceinline__ bool call(unsigned id, unsigned red, unsigned forks,
-                                              Team& team, Team::Slot& s, const Loaded& l,
-                                              Thread& t) {
-    static_assert(sizeof...(Rs) <= 16u, "occ::fj: the switch dispatch takes 16 region types");
-    switch (id) {
-#define OCC_FJ_CASE(K) \
-  case K + 1u:         \
-    return one<K>(red, forks, team, s, l, t);
-      OCC_FJ_CASE(0u)
-      OCC_FJ_CASE(1u)
-      OCC_FJ_CASE(2u)
-      OCC_FJ_CASE(3u)
-      OCC_FJ_CASE(4u)
-      OCC_FJ_CASE(5u)
-      OCC_FJ_CASE(6u)
-      OCC_FJ_CASE(7u)
-      OCC_FJ_CASE(8u)
-      OCC_FJ_CASE(9u)
-      OCC_FJ_CASE(10u)
-      OCC_FJ_CASE(11u)
-      OCC_FJ_CASE(12u)
-      OCC_FJ_CASE(13u)
-      OCC_FJ_CASE(14u)
-      OCC_FJ_CASE(15u)
-#undef OCC_FJ_CASE
-      default:
-        return false;
-    }
   }
 };
 
@@ -1061,13 +991,9 @@ class Master {
     // the hand-off is a barrier.sync on both sides.
     // Fork and join, with the master warp's lanes 1-31 at the same instructions (see
     // detail::master_warp_fork_join): join = the active warps + the master warp.
-#if OCC_FJ_LONE_MASTER
-    // A one-thread master warp: nothing to converge; the join count is known here.
-    named_sync(POOL_BARRIER, workers_ + WARP);
-    named_sync(JOIN_BARRIER, warps * WARP + WARP);
-#else
+    // (A one-thread master warp's own two inlined barrier.sync were measured wrong: a join
+    // returned before a region of 1000 team barriers ended - docs/FORKJOIN.md, "Shape".)
     detail::master_warp_fork_join(slots_, gen, workers_ + WARP, false);
-#endif
     if constexpr (!detail::ConstCall<R>::value) {
       // Shared members: copy the region's copy back (a const region cannot have changed).
       if constexpr (detail::Fits<R>::value) {  // (non-const: in the slot's shared words)
@@ -1130,13 +1056,9 @@ __device__ void worker_loop(Team& team, unsigned tid) {
     unsigned key;
     asm volatile("mov.u32 %0, %1;" : "=r"(key) : "r"(tid < n ? id : 0u));
     Thread t(team, tid, n, 1u);
-    bool known;
-    if constexpr (OCC_FJ_SWITCH_DISPATCH && sizeof...(Regions) <= 16u) {
-      known = SwitchDispatch<Regions...>::call(key, l.w[0].x >> 16, forks, team, s, l, t);
-    } else {
-      known = Dispatch<1u, Regions...>::call(key, l.w[0].x >> 16, forks, team, s, l, t);
-    }
-    if (known) continue;
+    // (A switch on the id - a jump table or a tree of compares, as NVVM chooses - was
+    // measured slower: +90 cycles per region for the 1st type, +26 for the 6th.)
+    if (Dispatch<1u, Regions...>::call(key, l.w[0].x >> 16, forks, team, s, l, t)) continue;
     if (tid < n) {
 #if OCC_FJ_DEBUG
       fail(team);  // a region id not in the list
@@ -1217,8 +1139,7 @@ __device__ __forceinline__ void master_lanes(Team& team, unsigned pool) {
 template <class... Regions, class Serial>
 __device__ void run(Team& team, Serial&& serial) {
   const unsigned rem = blockDim.x % WARP;
-  if ((rem != 0u && rem != 1u) || (OCC_FJ_LONE_MASTER && rem != 1u) ||
-      blockDim.x < 2u * WARP - 31u * rem ||
+  if ((rem != 0u && rem != 1u) || blockDim.x < 2u * WARP - 31u * rem ||
       blockDim.x > (MAX_WORKER_WARPS + 1u) * WARP || blockDim.y != 1u || blockDim.z != 1u) {
     // A shape the runtime cannot serve: one thread records it, nobody waits on anything.
     if (threadIdx.x == 0u && threadIdx.y == 0u && threadIdx.z == 0u) expire(ForkJoin);
@@ -1250,12 +1171,8 @@ __device__ void run(Team& team, Serial&& serial) {
     // The next fork's slot says: terminate (id 0, no threads).
     team.slot[(m.forks() + 1u) & 1u].head = make_uint4(0u, 0u, 0u, 0u);
     // Terminate the pool and lanes 1-31.
-#if OCC_FJ_LONE_MASTER
-    named_sync(POOL_BARRIER, pool);
-#else
     detail::master_warp_fork_join(detail::shared_address(&team.slot[0]), m.forks() + 1u, pool,
                                   false);
-#endif
     return;
   }
   detail::worker_loop<Regions...>(team, tid);

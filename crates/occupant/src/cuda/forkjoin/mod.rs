@@ -29,8 +29,7 @@ pub fn semantics(gpu: &Gpu, blocks: usize, warps: usize, n_small: u32) -> Result
 }
 
 /// [`semantics`] with the launch shape chosen: `lone_master` runs blocks of `32 * warps + 1`
-/// threads (the master warp is one thread), compiled with `OCC_FJ_LONE_MASTER=1`, instead of
-/// `32 * (warps + 1)`.
+/// threads (the master warp is one thread) instead of `32 * (warps + 1)`.
 pub fn semantics_shape(
     gpu: &Gpu,
     blocks: usize,
@@ -43,11 +42,7 @@ pub fn semantics_shape(
             "fork-join blocks have 1..=31 worker warps (got {warps}) and there is at least one block"
         )));
     }
-    let mut opts = CompileOptions::default();
-    if lone_master {
-        opts = opts.option("-DOCC_FJ_LONE_MASTER=1");
-    }
-    let m = gpu.compile("forkjoin_tests.cu", TESTS_CU, &opts)?;
+    let m = gpu.compile("forkjoin_tests.cu", TESTS_CU, &CompileOptions::default())?;
     let out = gpu.alloc_zeroed::<i64>(blocks * SEMANTICS_CHECKS)?;
     let hits = gpu.alloc_zeroed::<u32>(blocks * 3 * SEMANTICS_HITS)?;
     let spill_per_block = 8192u32;
@@ -90,12 +85,8 @@ pub fn epcc(gpu: &Gpu, cfg: &EpccConfig) -> Result<Vec<EpccRow>> {
             "EPCC needs at least one repetition and one round".into(),
         ));
     }
-    // The one-thread master warp's own fork/join path (OCC_FJ_LONE_MASTER), and any macros
-    // asked for.
+    // Any macros asked for (a variant under test).
     let mut opts = CompileOptions::default();
-    if cfg.lone_master {
-        opts = opts.option("-DOCC_FJ_LONE_MASTER=1");
-    }
     for d in &cfg.defines {
         opts = opts.option(format!("-D{d}"));
     }
