@@ -155,7 +155,7 @@ struct Team {
     uint4 body[INLINE_BYTES / 16u];
     /// A non-const region object that fits: the region's threads share this copy (kept apart
     /// from `body`, which every worker loads after the fork while such a region may already
-    /// be writing its members).
+    /// be writing its members); also a const one that does not pack (aligned to 16).
     uint4 mut[INLINE_BYTES / 16u];
   } slot[2];
   /// Per-warp partials of parallel_sum/min/max (lane 0 of each active warp writes its warp's,
@@ -668,8 +668,14 @@ __device__ __forceinline__ void run_region(Team& team, Team::Slot& s, const Load
   if constexpr (ConstCall<R>::value && Packs<R>::value) {
     const PackedWords<R> u(l.w);
     invoke(team, t, red, buf, u.p.r);
-  } else if constexpr (!ConstCall<R>::value && Fits<R>::value) {
-    invoke(team, t, red, buf, *reinterpret_cast<R*>(&s.mut[0]));
+  } else if constexpr (Fits<R>::value) {
+    // In the slot's shared words: a non-const region (its threads share this copy), or a
+    // const one that does not pack (aligned to 16).
+    if constexpr (ConstCall<R>::value) {
+      invoke(team, t, red, buf, *reinterpret_cast<const R*>(&s.mut[0]));
+    } else {
+      invoke(team, t, red, buf, *reinterpret_cast<R*>(&s.mut[0]));
+    }
   } else {
     R* p = reinterpret_cast<R*>(((unsigned long long)l.w[0].w << 32) | l.w[0].z);
     if constexpr (ConstCall<R>::value) {
@@ -968,7 +974,7 @@ class Master {
 #pragma unroll
       for (unsigned i = 1; i < (sizeof(detail::Packed<R>) + 15u) / 16u; ++i) s.body[i - 1u] = u.w[i];
     } else {
-      if constexpr (!detail::ConstCall<R>::value && detail::Fits<R>::value) {
+      if constexpr (detail::Fits<R>::value) {  // non-const, or const aligned to 16
         const detail::Words<R> u(body);
 #pragma unroll
         for (unsigned i = 0; i < (sizeof(R) + 15u) / 16u; ++i) s.mut[i] = u.w[i];
