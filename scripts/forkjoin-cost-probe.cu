@@ -404,6 +404,126 @@ __global__ void k_bar_poll(long long* out, int R, long long d) {
   }
 }
 
+// --- 9. the ladder from the floor to the library's master-warp shape (issue 8, round 3): a
+// 16-byte descriptor (x: region id, y: threads, z/w: the delay) stored by master lane 0 before
+// the fork, loaded by every worker after it (one ld.volatile.v4), the join's count computed
+// from y as the library does; fork and join both barrier.sync. SHAPE 0: the whole master warp
+// runs the loop converged (lane 0's store predicated); 1: lane 0 runs the loop, lanes 1-31
+// loop calling the same non-inlined function {syncwarp; sync 0; sync 1}; 2: as 1 with the join
+// count shuffled from lane 0 (the shape of main at 51f6949); 3: lanes 1-31 stay inside the
+// function's loop and the whole warp loads the header after the fork for the join count (this
+// branch's shape); 4: lanes 1-31 exit; 5: a block of 32 W + 1 threads (the master warp is one
+// thread: nothing to converge, nothing exited).
+__device__ __forceinline__ uint4 ld_vol4(unsigned a) {
+  uint4 v;
+  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(a));
+  return v;
+}
+__device__ __forceinline__ unsigned sh_addr(const void* p) {
+  unsigned a;
+  asm volatile("mov.u32 %0, %1;" : "=r"(a) : "r"((unsigned)__cvta_generic_to_shared(p)));
+  return a;
+}
+__device__ __noinline__ unsigned ladder_fn(unsigned join, unsigned all, bool shfl) {
+  __syncwarp();
+  if (shfl) join = __shfl_sync(0xffffffffu, join, 0);
+  bsync(0, all);
+  if (join != 0u) bsync(1, join);
+  return join;
+}
+__device__ __noinline__ void ladder_fn_loop(unsigned slots, unsigned gen, unsigned all, bool follow) {
+  for (;;) {
+    __syncwarp();
+    const unsigned at = slots + (gen & 1u) * 16u;
+    bsync(0, all);
+    unsigned id, n;
+    asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(id), "=r"(n) : "r"(at));
+    if (id == 0u) return;
+    bsync(1, ((n + 31u) & ~31u) + 32u);
+    if (!follow) return;
+    ++gen;
+  }
+}
+template <int SHAPE>
+__global__ void k_ladder(long long* out, int R, long long d) {
+  __shared__ alignas(16) uint4 slot[2];
+  __shared__ alignas(16) int part[2][32];  // SHAPE 6: the warps' partials (1 per thread)
+  long long total = 0;
+  const unsigned all = (blockDim.x + 31u) & ~31u;
+  const unsigned workers = all - 32u;
+  const unsigned slots = sh_addr(&slot[0]);
+  const unsigned master_warp = (blockDim.x - 1u) / 32u;
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned join = workers + 32u;
+  if (threadIdx.x / 32u == master_warp) {
+    if (SHAPE == 4 && lane != 0u) return;
+    if (SHAPE == 2 && lane != 0u) {
+      while (ladder_fn(0u, all, true) != 0u) {
+      }
+      return;
+    }
+    if (SHAPE == 1 && lane != 0u) {  // no shuffle: lanes 1-31 know the count and R
+      for (int r = 1; r <= R + 1; ++r) ladder_fn(r == R + 1 ? 0u : join, all, false);
+      return;
+    }
+    if (SHAPE == 3 && lane != 0u) {
+      ladder_fn_loop(slots, 1u, all, true);
+      return;
+    }
+    long long ref = 0;
+    if (lane == 0u) ref = ref_time(R, d);
+    if (SHAPE == 0) __syncwarp();
+    const long long c0 = clock64();
+    for (int r = 1; r <= R + 1; ++r) {
+      const bool last = r == R + 1;
+      const uint4 h = last ? make_uint4(0u, 0u, 0u, 0u)
+                           : make_uint4(1u, workers, (unsigned)d, (unsigned)(d >> 32));
+      if (lane == 0u) slot[r & 1] = h;
+      if (SHAPE == 0 || SHAPE == 6) {
+        bsync(0, all);
+        if (!last) bsync(1, join);
+        if (SHAPE == 6 && !last) {  // fold the partials: 16-byte loads issued together
+          const int4* q = reinterpret_cast<const int4*>(part[r & 1]);
+          int acc = 0;
+          for (unsigned w = 0; w < workers / 32u; w += 4u) {
+            const int4 v = q[w / 4u];
+            acc += v.x + (w + 1u < workers / 32u ? v.y : 0) + (w + 2u < workers / 32u ? v.z : 0) +
+                   (w + 3u < workers / 32u ? v.w : 0);
+          }
+          total += acc;
+        }
+      } else if (SHAPE == 1 || SHAPE == 2) {
+        ladder_fn(last ? 0u : join, all, SHAPE == 2);
+      } else if (SHAPE == 3) {
+        ladder_fn_loop(slots, (unsigned)r, all, false);
+      } else {
+        bsync(0, all);
+        if (!last) bsync(1, join);
+      }
+      if (r == R && lane == 0u) {
+        out[0] = clock64() - c0;
+        out[1] = ref;
+        out[2] = SHAPE == 6 ? total == (long long)R * workers : 1;
+      }
+    }
+    return;
+  }
+  for (unsigned r = 1;; ++r) {
+    const unsigned at = slots + (r & 1u) * 16u;
+    bsync(0, all);
+    const uint4 h = ld_vol4(at);
+    if (h.x == 0u) return;
+    delay(((long long)h.w << 32) | h.z);
+    if (SHAPE == 6) {
+      const int v = __reduce_add_sync(0xffffffffu, 1);
+      if ((threadIdx.x & 31u) == 0u) part[r & 1u][threadIdx.x / 32u] = v;
+    }
+    bsync(1, ((h.y + 31u) & ~31u) + 32u);
+  }
+}
+
 // --- 8. the library: occ::fj as in the tree, occ::fj_old / fj_oldx (see the top).
 // KIND 0: parallel (a const region running the delay), 1: parallel_sum (each thread returns 1),
 // 2: one region of R user barriers (delay, barrier), 3: parallel of a non-const (shared
@@ -454,13 +574,18 @@ __global__ void k_bar_poll(long long* out, int R, long long d) {
       if (t.thread_num() == 0u) hits += 1;                                                \
     }                                                                                     \
   };                                                                                      \
+  /* the same as Nop, 6th in the run's list (the dispatch chain's depth) */               \
+  struct Nop6 {                                                                           \
+    long long d;                                                                          \
+    __device__ void operator()(occ::NS::Thread&) const { delay(d + 1); }                  \
+  };                                                                                      \
   template <int KIND>                                                                     \
   __global__ void k(long long* out, int R, long long d) {                                 \
     __shared__ occ::NS::Team team;                                                        \
     __shared__ alignas(16) unsigned char st[256];                                         \
     team.setup(st, sizeof st, nullptr, 0);                                                \
-    occ::NS::run<Nop, One, Bars, Shared, Late>(                                           \
-        team, [&](occ::NS::Master<Nop, One, Bars, Shared, Late>& m) {                     \
+    occ::NS::run<Nop, One, Bars, Shared, Late, Nop6>(                                     \
+        team, [&](occ::NS::Master<Nop, One, Bars, Shared, Late, Nop6>& m) {               \
           const long long ref = ref_time(R, d);                                           \
           long long total = 0;                                                            \
           Shared sh{d, 0};                                                                \
@@ -474,6 +599,8 @@ __global__ void k_bar_poll(long long* out, int R, long long d) {
             m.parallel(m.max_threads(), Bars{d, R});                                      \
           } else if (KIND == 3) {                                                         \
             for (int r = 0; r < R; ++r) m.parallel(m.max_threads(), sh);                  \
+          } else if (KIND == 5) {                                                         \
+            for (int r = 0; r < R; ++r) m.parallel(m.max_threads(), Nop6{d});             \
           } else {                                                                        \
             for (int r = 0; r < R / 100; ++r) {                                           \
               Late l{d, 100, 0};                                                          \
@@ -498,11 +625,21 @@ FJ_LIB(fj)
 FJ_LIB(fj_old)
 FJ_LIB(fj_oldx)
 #endif
+#ifdef FJ_X
+#include "fj_x.cuh"
+FJ_LIB(fj_x)
+#endif
+#ifdef FJ_PREV
+#include "fj_prev.cuh"
+FJ_LIB(fj_prev)
+#endif
+
 
 typedef void (*Kernel)(long long*, int, long long);
 struct Variant {
   const char* name;
   Kernel k;
+  int lone;  // 1: a block of 32 W + 1 threads (the master warp is one thread)
 };
 
 int main(int argc, char** argv) {
@@ -523,13 +660,37 @@ int main(int argc, char** argv) {
       {"arrive0-fork+poll-join/lanes-exit+slot", k_bar_poll<0>},
       {"arrive0-fork+poll-join/lanes-exit+slot+reduction", k_bar_poll<1>},
       {"poll-fork+arrive/sync-join", k_poll<1>},
+      {"ladder0:slot/master-converged", k_ladder<0>},
+      {"ladder1:slot/lane0+fn(syncwarp)", k_ladder<1>},
+      {"ladder2:slot/lane0+fn(syncwarp+shfl)", k_ladder<2>},
+      {"ladder3:slot/lane0+fn-loop(load count)", k_ladder<3>},
+      {"ladder4:slot/lanes-exit", k_ladder<4>},
+      {"ladder5:slot/lone-master(32W+1)", k_ladder<5>, 1},
+      {"ladder6:slot+reduction/master-converged", k_ladder<6>},
 #define FJ_LIB_ROWS(NS)                                          \
   {"lib-" #NS ":parallel", probe_##NS::k<0>},                    \
       {"lib-" #NS ":parallel_sum", probe_##NS::k<1>},            \
       {"lib-" #NS ":barrier-in-region", probe_##NS::k<2>},       \
       {"lib-" #NS ":parallel(shared members)", probe_##NS::k<3>},           \
-      {"lib-" #NS ":join-waits(shared member set after 100 team barriers)", probe_##NS::k<4>},
+      {"lib-" #NS ":join-waits(shared member set after 100 team barriers)", probe_##NS::k<4>}, \
+      {"lib-" #NS ":parallel(6th region of the list)", probe_##NS::k<5>},
       FJ_LIB_ROWS(fj)
+#define FJ_LIB_LONE_ROWS(NS)                                                      \
+  {"lone-" #NS ":parallel", probe_##NS::k<0>, 1},                             \
+      {"lone-" #NS ":parallel_sum", probe_##NS::k<1>, 1},                     \
+      {"lone-" #NS ":barrier-in-region", probe_##NS::k<2>, 1},                \
+      {"lone-" #NS ":parallel(shared members)", probe_##NS::k<3>, 1},         \
+      {"lone-" #NS ":join-waits(shared member set after 100 team barriers)", \
+       probe_##NS::k<4>, 1},                                                      \
+      {"lone-" #NS ":parallel(6th region of the list)", probe_##NS::k<5>, 1},
+      FJ_LIB_LONE_ROWS(fj)
+#ifdef FJ_X
+      FJ_LIB_ROWS(fj_x)
+#endif
+#ifdef FJ_PREV
+      FJ_LIB_ROWS(fj_prev)
+#endif
+
 #ifdef FJ_OLD
       FJ_LIB_ROWS(fj_old)
       FJ_LIB_ROWS(fj_oldx)
@@ -562,7 +723,7 @@ int main(int argc, char** argv) {
         long long best = -1, ref = 0, ok = 1;
         for (int rep = 0; rep < launches; ++rep) {  // best of the launches (the first warms up)
           cudaMemset(d_out, 0, 3 * sizeof(long long));
-          v.k<<<1, 32 * (W + 1)>>>(d_out, R, d);
+          v.k<<<1, v.lone ? 32 * W + 1 : 32 * (W + 1)>>>(d_out, R, d);
           long long h[3] = {0, 0, 0};
           const cudaError_t e = cudaDeviceSynchronize();
           cudaMemcpy(h, d_out, sizeof h, cudaMemcpyDeviceToHost);

@@ -1,47 +1,47 @@
 #!/usr/bin/env bash
-# The fork-join GPU loop, step 1 (here): builds the CLI and the fork-join test executables in
-# release mode, the LLVM OpenMP comparator (scripts/build-llvm-openmp.sh, packed as tar.xz),
-# and a runner, into a git-ignored folder that the device tool carries. Step 2 is one `run`:
+# The fork-join GPU loop, step 1 (here): builds the CLI and the fork-join test executable in
+# release mode, the LLVM OpenMP comparator (scripts/build-llvm-openmp.sh, packed as tar.xz), the
+# cost probe (scripts/forkjoin-cost-probe.cu: hand-written protocols and library variants) and
+# the racecheck probe (scripts/forkjoin-racecheck-probe.cu), both built here by the pip nvcc,
+# into a git-ignored folder that the device tool carries. Step 2 is one `run`:
 #
-#   carry: [".gpu-forkjoin"]   command: bash .gpu-forkjoin/run.sh   timeout_s: 420
+#   carry: [".gpu-forkjoin"]   command: bash .gpu-forkjoin/run.sh [steps...]   timeout_s: 280
 #
-# run.sh: the GPU semantics tests, the LLVM comparator and `occupant bench forkjoin` in the same
-# run, `occupant bench nested`, compute-sanitizer racecheck + synccheck + memcheck on small
-# versions of both benchmarks and on the semantics test, and the racecheck probe
-# (scripts/forkjoin-racecheck-probe.cu, built there by nvcc against the device headers as they
-# are and against a copy whose master-warp lanes 1-31 exit at once); every step bounded by
-# `timeout`. Results: $OUT/results.tar.gz (what goes
-# under bench/results/<gpu>/forkjoin/) and $OUT/summary.txt.
+# run.sh steps (default all, in this order): tests llvm bench probe rcprobe sanitize nested.
+# - tests: the GPU semantics tests;
+# - probe: the cost probe (cycles per fork + join of each protocol / library variant);
+# - rcprobe: the racecheck probe under compute-sanitizer racecheck, as is and in its `epcc MASK`
+#   mode (which construct before back-to-back reductions makes racecheck report the partials);
+# - llvm: the LLVM OpenMP comparator; bench: `occupant bench forkjoin` of this tree, of OLD_CLI
+#   (an earlier occupant binary, the old variant) and of this tree with --lone-master, in the
+#   same run, interleaved (new, old, lone, new, old); nested: `bench nested`, new and old;
+# - sanitize: racecheck + synccheck on small EPCC runs (both launch shapes), the semantics test
+#   and the nested suite.
+# Every step is bounded by `timeout`; steps past 180 s are skipped (worst case ~4 min). Results: $OUT/results.tar.gz
+# and $OUT/summary.txt only.
 #
 # Environment: GPU_DIR (default <repo>/.gpu-forkjoin), CARGO_TARGET_DIR, LLVM_OPENMP_DIR (an
 # already built comparator folder, skips the build), LLVM_OPENMP_TAR (that folder already
 # packed with `tar -cJf`, skips packing: xz of its ~180 MB takes minutes; `none`: no comparator
-# in this run: the bundle is then ~10 MB instead of ~51 MB, and the ratios use LLVM_JSONL, a
-# stored comparator run, default the one of bench/results/nvidia-h100/forkjoin/2026-11-23-i8-run1).
+# in this run: the bundle is then ~15 MB instead of ~60 MB, and the ratios use LLVM_JSONL, a
+# stored comparator run, default the one of bench/results/nvidia-h100/forkjoin/2026-11-23-i8-run1),
+# OLD_CLI (an occupant binary to run beside this tree's: the old variant; none by default),
+# FJ_OLD_REF (the git ref whose forkjoin.cuh the cost probe times as occ::fj_old; default main),
+# FJ_PREV_REF (optional: one more ref's forkjoin.cuh, timed as occ::fj_prev).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu-forkjoin}"
 target="${CARGO_TARGET_DIR:-$root/target}"
 cd "$root"
-cargo build --release -p occupant-cli
-exes=$(cargo test --release --no-run -p occupant --test gpu_forkjoin \
-  --message-format=json 2>/dev/null | python3 -c '
-import json, sys
-for line in sys.stdin:
-    try: m = json.loads(line)
-    except ValueError: continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        print(m["executable"], "test-" + m["target"]["name"])
-')
+source scripts/gpu-bundle.sh
 llvm="${LLVM_OPENMP_DIR:-$target/llvm-openmp}"
 [[ "${LLVM_OPENMP_TAR:-}" == none || -x "$llvm/run.sh" ]] || bash scripts/build-llvm-openmp.sh "$llvm"
-rm -rf "$dest"
-mkdir -p "$dest"
-cp "$target/release/occupant" "$dest/occupant"
-while read -r exe name; do
-  [[ -n "$exe" ]] && cp "$exe" "$dest/$name"
-done <<<"$exes"
-for f in "$dest"/*; do strip "$f" 2>/dev/null || true; done
+gpu_bundle "$dest" occupant --test gpu_forkjoin
+git diff --quiet HEAD -- crates scripts || echo "dirty" >>"$dest/COMMIT"
+if [[ -n "${OLD_CLI:-}" ]]; then
+  cp "$OLD_CLI" "$dest/occupant-old"
+  strip "$dest/occupant-old" 2>/dev/null || true
+fi
 if [[ "${LLVM_OPENMP_TAR:-}" != none ]]; then
   if [[ -n "${LLVM_OPENMP_TAR:-}" ]]; then
     cp "$LLVM_OPENMP_TAR" "$dest/llvm-openmp.tar.xz"
@@ -51,104 +51,152 @@ if [[ "${LLVM_OPENMP_TAR:-}" != none ]]; then
   echo "$(basename "$llvm")" >"$dest/LLVM_DIR_NAME"
   cp "$llvm/run.sh" "$dest/llvm-run.sh"
   cp "$llvm/epcc_target" "$dest/llvm-epcc_target"
-  [[ -f "$llvm/epcc_target_jit" ]] && cp "$llvm/epcc_target_jit" "$dest/llvm-epcc_target_jit"
 fi
-git rev-parse HEAD >"$dest/COMMIT"
 # LLVM_JSONL: a stored comparator run (JSON lines), used for the ratios when the comparator is
-# not in the bundle (LLVM_OPENMP_TAR=none: the packed comparator is ~42 MB).
+# not in the bundle or did not run.
 cp "${LLVM_JSONL:-bench/results/nvidia-h100/forkjoin/2026-11-23-i8-run1/logs/llvm-epcc_target.jsonl}" "$dest/llvm-stored.jsonl"
-mkdir -p "$dest/device"
-cp crates/occupant/src/cuda/device/*.cuh "$dest/device/"
-cp scripts/forkjoin-racecheck-probe.cu "$dest/probe.cu"
+# The probes, built here: device headers as they are (occ::fj), the same with the master warp's
+# lanes 1-31 exiting at once (occ::fj_x), FJ_OLD_REF's header (occ::fj_old) and that one with
+# lanes 1-31 exiting (occ::fj_oldx).
+dev="$dest/device"
+mkdir -p "$dev"
+cp crates/occupant/src/cuda/device/*.cuh "$dev/"
+sed -e 's/^namespace fj {/namespace fj_x {/' -e 's/^}  \/\/ namespace fj$/}  \/\/ namespace fj_x/' \
+  -e 's/detail::master_lanes(team, pool);//' "$dev/forkjoin.cuh" >"$dev/fj_x.cuh"
+git show "${FJ_OLD_REF:-main}:crates/occupant/src/cuda/device/forkjoin.cuh" |
+  sed -e 's/^namespace fj {/namespace fj_old {/' -e 's/^}  \/\/ namespace fj$/}  \/\/ namespace fj_old/' >"$dev/fj_old.cuh"
+sed -e 's/namespace fj_old/namespace fj_oldx/' -e 's/detail::master_lanes([a-z.A-Z]*);//' \
+  "$dev/fj_old.cuh" >"$dev/fj_oldx.cuh"
+# FJ_PREV_REF (optional): one more header to time, as occ::fj_prev.
+if [[ -n "${FJ_PREV_REF:-}" ]]; then
+  git show "$FJ_PREV_REF:crates/occupant/src/cuda/device/forkjoin.cuh" |
+    sed -e 's/^namespace fj {/namespace fj_prev {/' -e 's/^}  \/\/ namespace fj$/}  \/\/ namespace fj_prev/' >"$dev/fj_prev.cuh"
+  grep -q "^namespace fj_prev {" "$dev/fj_prev.cuh" || { echo "fj_prev.cuh: namespace sed failed" >&2; exit 1; }
+fi
+for f in fj_x fj_old fj_oldx; do
+  grep -q "^namespace $f {" "$dev/$f.cuh" && grep -q "// namespace $f\$" "$dev/$f.cuh" ||
+    { echo "$f.cuh: namespace sed failed" >&2; exit 1; }
+done
+for f in fj_x fj_oldx; do
+  grep -qE "^ +detail::master_lanes\(" "$dev/$f.cuh" && { echo "$f.cuh: lanes still follow" >&2; exit 1; }
+done
+nvcc_here=$(find "$root/.venv-nvrtc" -name nvcc -path '*bin*' | head -1)
+export PATH="$(dirname "$nvcc_here"):$PATH"
+nvcc -std=c++17 -arch=sm_90 -lineinfo -DFJ_OLD -DFJ_X ${FJ_PREV_REF:+-DFJ_PREV} -I"$dev" -o "$dest/probe" scripts/forkjoin-cost-probe.cu
+nvcc -std=c++17 -arch=sm_90 -lineinfo -I"$dev" -o "$dest/rcprobe" scripts/forkjoin-racecheck-probe.cu
+strip "$dest/probe" "$dest/rcprobe" || true
+rm -rf "$dev"
+# LATE_S: steps that would start past this many seconds are skipped (default 180).
+echo "${LATE_S:-180}" >"$dest/late-s.txt"
+# BENCH_RUNS: the bench step's runs, "NAME EXTRA-ARGS" separated by ";" (old* runs use OLD_CLI).
+echo "${BENCH_RUNS:-new;old;lone --lone-master;new2;old2}" | tr ';' '\n' >"$dest/bench-runs.txt"
+# PROBE_GROUPS: the cost probe's groups of variants (substrings of their names), ";"-separated.
+echo "${PROBE_GROUPS:-team_barrier;sync0+sync1/master-converged;arrive0+sync1/lanes-exit+slot;ladder;lib-fj:;lone-fj:;lib-fj_x:;lib-fj_prev:;lib-fj_old:;lib-fj_oldx:}" |
+  tr ';' '\n' >"$dest/probe-groups.txt"
+# RC_DEFAULT: 0 skips racecheck of the racecheck probe's default mode (~10 s: it times 2000
+# regions of 992 workers under the sanitizer).
+echo "${RC_DEFAULT:-1}" >"$dest/rc-default.txt"
+# RC_JOBS: the racecheck probe's epcc runs, "MASK:W[:REPS]" separated by spaces.
+echo "${RC_JOBS:-0:2 31:2 1:2 2:2 4:2 8:2 16:2 0:31 31:31 8:31}" >"$dest/rc-jobs.txt"
+# SAN_JOBS: the sanitizer runs, TOOL:WHAT separated by spaces.
+echo "${SAN_JOBS:-racecheck:forkjoin racecheck:lone racecheck:semantics racecheck:semlone racecheck:nested synccheck:forkjoin synccheck:lone synccheck:semantics synccheck:semlone synccheck:nested}" >"$dest/san-jobs.txt"
 cat >"$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
-# Runs on the device machine (made by scripts/gpu-forkjoin.sh). Writes results under $OUT.
+# Runs on the device machine (made by scripts/gpu-forkjoin.sh). Writes $OUT/results.tar.gz and
+# $OUT/summary.txt only.
 set -u
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-out="${OUT:-/tmp/occupant-out}"
-res="$out/res"
-mkdir -p "$res"
-export OCCUPANT_REQUIRE_GPU=1 OCCUPANT_RESULTS_DIR="$res/tests" OCCUPANT_CACHE_DIR="$(mktemp -d)"
-cp "$here/COMMIT" "$res/COMMIT"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >"$res/nvidia-smi.txt" 2>&1
-sum="$out/summary.txt"
-# STEPS (default all): which of tests probe llvm bench nested sanitize to run.
-want() { [[ " ${STEPS:-tests probe llvm bench nested sanitize} " == *" $1 "* ]]; }
-step() { # name timeout command...
-  local name=$1 limit=$2; shift 2
-  echo "== $name ($(date +%T))" | tee -a "$sum"
-  timeout "$limit" "$@" >"$res/$name.log" 2>&1
-  echo "rc $?" >>"$sum"
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+steps="${*:-tests llvm bench probe rcprobe sanitize nested}"
+t_start=$(date +%s)
+late_s=$(cat "$here/late-s.txt")
+late() { # late NAME: true (and noted) once the run is past late_s (default 180) seconds
+  if (($(date +%s) - t_start > late_s)); then echo "skipped $1: past $late_s s" >>"$sum"; return 0; fi
+  return 1
 }
-if want tests; then
-  step test-gpu_forkjoin 90 "$here/test-gpu_forkjoin" --test-threads=1 --nocapture
-  grep -E "^test |test result|panicked" "$res/test-gpu_forkjoin.log" >>"$sum"
-fi
-# The racecheck probe, both ways (nvcc here; the copy's master-warp lanes 1-31 exit at once).
-if want probe; then
-mkdir -p "$out/probe-exit"
-cp "$here/device/"*.cuh "$out/probe-exit/"
-grep -q "detail::master_lanes(blockDim.x);" "$out/probe-exit/forkjoin.cuh" || echo "probe-exit: no master_lanes call to remove" >>"$sum"
-sed -i 's/detail::master_lanes(blockDim.x);//' "$out/probe-exit/forkjoin.cuh"
-step probe-build 120 bash -c "nvcc -std=c++17 -arch=sm_90 -lineinfo -I'$here/device' -o '$out/probe' '$here/probe.cu' && nvcc -std=c++17 -arch=sm_90 -lineinfo -I'$out/probe-exit' -o '$out/probe-exit/probe' '$here/probe.cu'"
-tail -3 "$res/probe-build.log" >>"$sum"
-for p in "$out/probe" "$out/probe-exit/probe"; do
-  n=$(basename "$(dirname "$p")")
-  step "probe-$n-run" 30 "$p"
-  cat "$res/probe-$n-run.log" >>"$sum"
-  step "probe-$n-racecheck" 60 compute-sanitizer --tool racecheck "$p"
-  grep -E "RACECHECK SUMMARY|Race reported|probe:" "$res/probe-$n-racecheck.log" | head -6 >>"$sum"
-done
-rm -rf "$out/probe" "$out/probe-exit"
-fi
-# The LLVM OpenMP comparator, then ours, in the same run.
-llvm_tmp=$(mktemp -d)
-llvm="$llvm_tmp/none"
-if [[ -f "$here/llvm-openmp.tar.xz" ]] && want llvm; then
-  tar -C "$llvm_tmp" -xJf "$here/llvm-openmp.tar.xz"
-  llvm="$llvm_tmp/$(cat "$here/LLVM_DIR_NAME")"
-fi
-# A runner or the JIT build carried beside the packed comparator replaces the packed one.
-for f in run.sh epcc_target epcc_target_jit; do
-  [[ -f "$here/llvm-$f" && -d "$llvm" ]] && cp "$here/llvm-$f" "$llvm/$f" && chmod +x "$llvm/$f"
-done
 llvm_ok=""
-for bin in epcc_target; do  # the JIT build cannot run (no NVPTX JIT in Debian's libomptarget)
-  [[ -x "$llvm/$bin" ]] || continue
-  step "llvm-$bin" 90 env LLVM_EPCC_BIN=$bin bash -c "'$llvm/run.sh' 1000 100 5 >'$res/llvm-$bin.jsonl'"
-  head -c 600 "$res/llvm-$bin.log" >>"$sum"; wc -l "$res/llvm-$bin.jsonl" >>"$sum"
-  step "llvm-$bin-info" 30 env LLVM_EPCC_BIN=$bin LIBOMPTARGET_INFO=-1 "$llvm/run.sh" 10 100 1
-  grep -iE "launch|mode|error|image" "$res/llvm-$bin-info.log" | sort | uniq -c | sort -rn | head -12 >>"$sum"
-  if [[ -z "$llvm_ok" ]] && grep -q '"threads_seen": [1-9]' "$res/llvm-$bin.jsonl"; then
-    llvm_ok="$res/llvm-$bin.jsonl"
-  fi
+for s in $steps; do
+  late "$s" && continue
+  case $s in
+    tests)
+      step test-gpu_forkjoin 60 "$here/test-occupant-gpu_forkjoin" --test-threads=1 --nocapture
+      grep -E "^test |test result|panicked" "$res/test-gpu_forkjoin.log" >>"$sum" ;;
+    probe)
+      # One process per group of variants (a group that hangs loses only itself).
+      while read -r f; do
+        [[ -z "$f" ]] && continue
+        timeout -k 2 15 "$here/probe" "$f" >>"$res/probe-run.log" 2>&1 || echo "variant $f: rc $?" >>"$res/probe-run.log"
+      done <"$here/probe-groups.txt"
+      grep -E "^fjprobe|^variant" "$res/probe-run.log" | sed 's/ ref_per_delay=[0-9. ]*//' >>"$sum"
+      tar -C "$res" -czf "$out/results.tar.gz" . ;;
+    rcprobe)
+      step rcprobe-run 20 "$here/rcprobe"
+      cat "$res/rcprobe-run.log" >>"$sum"
+      if [[ $(cat "$here/rc-default.txt") == 1 ]]; then
+        step rcprobe-racecheck 40 compute-sanitizer --tool racecheck "$here/rcprobe"
+        grep -E "RACECHECK SUMMARY|Race reported|probe:" "$res/rcprobe-racecheck.log" | head -6 >>"$sum"
+      fi
+      # Which construct before the back-to-back reductions makes racecheck report the partials.
+      for job in $(cat "$here/rc-jobs.txt"); do
+        IFS=: read -r mask w reps <<<"$job"
+        reps=${reps:-10}
+        late "rcprobe-epcc-$mask-$w-$reps" && break
+        step "rcprobe-epcc-$mask-$w-$reps" 30 compute-sanitizer --tool racecheck "$here/rcprobe" epcc "$mask" "$w" "$reps" 100
+        grep -E "RACECHECK SUMMARY|probe:" "$res/rcprobe-epcc-$mask-$w-$reps.log" | head -3 >>"$sum"
+      done ;;
+    llvm)
+      [[ -f "$here/llvm-openmp.tar.xz" ]] || { echo "llvm: no comparator in the bundle" >>"$sum"; continue; }
+      lt=$(mktemp -d)
+      tar -C "$lt" -xJf "$here/llvm-openmp.tar.xz"
+      ld="$lt/$(cat "$here/LLVM_DIR_NAME")"
+      for f in run.sh epcc_target; do
+        [[ -f "$here/llvm-$f" ]] && cp "$here/llvm-$f" "$ld/$f" && chmod +x "$ld/$f"
+      done
+      step llvm-epcc_target 60 env LLVM_EPCC_BIN=epcc_target bash -c "'$ld/run.sh' 1000 100 5 >'$res/llvm-epcc_target.jsonl'"
+      head -c 600 "$res/llvm-epcc_target.log" >>"$sum"; wc -l "$res/llvm-epcc_target.jsonl" >>"$sum"
+      grep -q '"threads_seen": [1-9]' "$res/llvm-epcc_target.jsonl" && llvm_ok="$res/llvm-epcc_target.jsonl"
+      rm -rf "$lt" ;;
+    bench)
+      # Without the comparator in this run, the stored comparator run carried in the bundle.
+      [[ -z "$llvm_ok" ]] && llvm_ok="$here/llvm-stored.jsonl"
+      echo "llvm comparator used: $llvm_ok" >>"$sum"
+      # bench-runs.txt: one run a line, "NAME EXTRA-ARGS..." (old* runs use the old binary).
+      while read -r r rest; do
+        [[ -z "$r" ]] && continue
+        exe="$here/occupant"
+        read -r -a extra <<<"$rest"
+        [[ $r == old* ]] && exe="$here/occupant-old"
+        [[ -x "$exe" ]] || continue
+        late "bench-forkjoin-$r" && break
+        step "bench-forkjoin-$r" 60 "$exe" bench forkjoin --backend cuda --out "$res/forkjoin-$r" --llvm "$llvm_ok" "${extra[@]}"
+        echo "-- $r" >>"$sum"
+        cat "$res/bench-forkjoin-$r.log" >>"$sum"
+      done <"$here/bench-runs.txt" ;;
+    nested)
+      for r in new old; do
+        exe="$here/occupant"; [[ $r == old ]] && exe="$here/occupant-old"
+        [[ -x "$exe" ]] || continue
+        late "bench-nested-$r" && break
+        step "bench-nested-$r" 60 "$exe" bench nested --out "$res/nested-$r"
+        cat "$res/bench-nested-$r.log" >>"$sum"
+      done ;;
+    sanitize)
+      for job in $(cat "$here/san-jobs.txt"); do
+        tool=${job%%:*} what=${job#*:}
+        late "sanitizer-$tool-$what" && break
+        case $what in
+          forkjoin) cmd=("$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --out "$res/sanitizer-$tool") ;;
+          lone) cmd=("$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --lone-master --out "$res/sanitizer-$tool-lone") ;;
+          nested) cmd=("$here/occupant" bench nested --small --reps 1 --out "$res/sanitizer-$tool") ;;
+          semantics) cmd=("$here/test-occupant-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1) ;;
+          semlone) cmd=("$here/test-occupant-gpu_forkjoin" --exact semantics_match_the_cpu_twin_with_a_one_thread_master_warp --test-threads=1) ;;
+        esac
+        step "sanitizer-$tool-$what" 45 compute-sanitizer --tool $tool "${cmd[@]}"
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|rror|test result" "$res/sanitizer-$tool-$what.log" | head -8 >>"$sum"
+      done ;;
+    *) echo "unknown step $s" | tee -a "$sum" ;;
+  esac
 done
-# Without the comparator in this run, the stored comparator run carried in the bundle (its two
-# stored H100 runs agree within 0.3 %).
-[[ -z "$llvm_ok" && -f "$here/llvm-stored.jsonl" ]] && llvm_ok="$here/llvm-stored.jsonl"
-llvm_arg=(); [[ -n "$llvm_ok" ]] && llvm_arg=(--llvm "$llvm_ok")
-echo "llvm comparator used: ${llvm_ok:-none}" >>"$sum"
-if want bench; then
-  step bench-forkjoin 120 "$here/occupant" bench forkjoin --backend cuda --out "$res" "${llvm_arg[@]}"
-  cat "$res/bench-forkjoin.log" >>"$sum"
-fi
-if want nested; then
-  step bench-nested 150 "$here/occupant" bench nested --out "$res"
-  cat "$res/bench-nested.log" >>"$sum"
-fi
-want sanitize || tools=""
-for tool in ${tools-racecheck synccheck memcheck}; do
-  # memcheck: device memory errors only (the launcher counts a kernel's parameters with
-  # cuFuncGetParamInfo until it answers CUDA_ERROR_INVALID_VALUE, past the last one: an API
-  # error by design, which memcheck would list too).
-  extra=(); [[ $tool == memcheck ]] && extra=(--report-api-errors no)
-  step "sanitizer-$tool-forkjoin" 45 compute-sanitizer --tool $tool "${extra[@]}" "$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --out "$res/sanitizer-$tool"
-  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|rror" "$res/sanitizer-$tool-forkjoin.log" | head -8 >>"$sum"
-  step "sanitizer-$tool-semantics" 45 compute-sanitizer --tool $tool "${extra[@]}" "$here/test-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1
-  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error|test result" "$res/sanitizer-$tool-semantics.log" | head -8 >>"$sum"
-  step "sanitizer-$tool-nested" 45 compute-sanitizer --tool $tool "${extra[@]}" "$here/occupant" bench nested --small --reps 1 --out "$res/sanitizer-$tool"
-  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error" "$res/sanitizer-$tool-nested.log" | head -8 >>"$sum"
-done
+echo "total $(($(date +%s) - t_start)) s" >>"$sum"
 tar -C "$res" -czf "$out/results.tar.gz" .
 rm -rf "$res"
 cat "$sum"

@@ -29,6 +29,13 @@ pub struct ForkjoinArgs {
     /// Worker counts (multiples of 32, at most 992), comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "32,64,128,256,512,992")]
     workers: Vec<usize>,
+    /// CUDA: blocks of 32 W + 1 threads (a one-thread master warp) instead of 32 (W + 1).
+    #[arg(long)]
+    lone_master: bool,
+    /// CUDA: a macro for the benchmark's compilation, NAME or NAME=VALUE (repeatable), e.g.
+    /// OCC_FJ_DEBUG=1.
+    #[arg(long = "define", value_name = "NAME[=VALUE]")]
+    defines: Vec<String>,
     /// JSON lines of the LLVM OpenMP comparator (bench/llvm-openmp/epcc_target) to compare with.
     #[arg(long)]
     llvm: Option<PathBuf>,
@@ -48,6 +55,8 @@ pub fn run_forkjoin(a: &ForkjoinArgs) -> Result<(), String> {
         delay: a.delay,
         rounds: a.rounds,
         workers: a.workers.clone(),
+        lone_master: a.lone_master,
+        defines: a.defines.clone(),
     };
     let (rows, dir, unit) = match a.backend {
         Backend::Cpu => {

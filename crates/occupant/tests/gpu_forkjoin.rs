@@ -18,8 +18,22 @@ fn semantics_match_the_cpu_twin() {
     let Some(gpu) = gpu_or_skip("semantics_match_the_cpu_twin") else {
         return;
     };
+    check_semantics(&gpu, false);
+}
+
+/// The same with blocks of 32 W + 1 threads: the master warp is one thread.
+#[test]
+fn semantics_match_the_cpu_twin_with_a_one_thread_master_warp() {
+    let Some(gpu) = gpu_or_skip("semantics_match_the_cpu_twin_with_a_one_thread_master_warp")
+    else {
+        return;
+    };
+    check_semantics(&gpu, true);
+}
+
+fn check_semantics(gpu: &occupant::cuda::Gpu, lone: bool) {
     for (blocks, warps, n_small) in [(4usize, 2usize, 40u32), (2, 31, 40), (3, 1, 7), (2, 8, 200)] {
-        let s = forkjoin::semantics(&gpu, blocks, warps, n_small).unwrap();
+        let s = forkjoin::semantics_shape(gpu, blocks, warps, n_small, lone).unwrap();
         let want = expected_semantics(32 * warps as i64, n_small as i64);
         for (b, got) in s.values.iter().enumerate() {
             assert_eq!(got, &want, "warps {warps}, n_small {n_small}, block {b}");
@@ -31,8 +45,12 @@ fn semantics_match_the_cpu_twin() {
             }
         }
         record(
-            &format!("gpu_forkjoin_semantics_w{warps}_n{n_small}"),
-            json!({"blocks": blocks, "warps": warps, "n_small": n_small, "values": s.values[0]}),
+            &format!(
+                "gpu_forkjoin_semantics_w{warps}_n{n_small}{}",
+                if lone { "_lone" } else { "" }
+            ),
+            json!({"blocks": blocks, "warps": warps, "n_small": n_small, "lone_master": lone,
+                   "values": s.values[0]}),
         );
     }
 }

@@ -27,6 +27,14 @@ pub struct EpccConfig {
     pub rounds: usize,
     /// Worker counts (threads of each region).
     pub workers: Vec<usize>,
+    /// CUDA: launch blocks of `32 W + 1` threads (the master warp is one thread: no lanes to
+    /// converge at each fork and join) instead of `32 (W + 1)`. Ignored by the CPU twin.
+    #[serde(default)]
+    pub lone_master: bool,
+    /// CUDA: macros defined for the benchmark's compilation (`NAME` or `NAME=VALUE`, e.g. the
+    /// device library's `OCC_FJ_DEBUG=1`, or a variant under test). Ignored by the CPU twin.
+    #[serde(default)]
+    pub defines: Vec<String>,
 }
 
 impl Default for EpccConfig {
@@ -37,6 +45,8 @@ impl Default for EpccConfig {
             delay: 100,
             rounds: 5,
             workers: vec![32, 64, 128, 256, 512, 992],
+            lone_master: false,
+            defines: Vec::new(),
         }
     }
 }

@@ -19,7 +19,7 @@ fn delay(d: Duration) {
 ///
 /// ```
 /// use occupant::model::forkjoin::EpccConfig;
-/// let cfg = EpccConfig { reps: 5, delay: 100, rounds: 1, workers: vec![32] };
+/// let cfg = EpccConfig { reps: 5, delay: 100, rounds: 1, workers: vec![32], ..Default::default() };
 /// let rows = occupant::cpu::forkjoin::epcc(&cfg)?;
 /// assert_eq!(rows.len(), 6);
 /// # Ok::<(), occupant::Error>(())

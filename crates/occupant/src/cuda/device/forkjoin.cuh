@@ -4,17 +4,24 @@
 //
 // A block of 32 * (W + 1) threads (1 <= W <= 31) is split into W worker warps and one master
 // warp, the last. Lane 0 of the master warp runs the serial code; the other 31 lanes of the
-// master warp follow it through every fork and join barrier (they run no user code), so each
-// named barrier's thread count equals the threads that arrive at it (no exited thread is
-// counted: what compute-sanitizer racecheck's model of a named barrier needs). The worker warps
-// wait in a pool on named barrier 0. When the master reaches a parallel region it writes the
-// fork descriptor (one 16-byte store) and the region object (16-byte stores) into one of two
-// descriptor slots in shared memory and syncs on barrier 0 (the pool is already there), which
-// releases the pool; every worker loads the whole slot in one round of 16-byte shared loads,
-// the warps that the region needs run it, the others go straight back to the pool. At the end
-// of the region the active warps sync on barrier 1 (the join) with the master warp. A region
-// costs the master two barrier.sync and a few shared stores; a worker one barrier.sync, one
-// round of shared loads and the join. Every hand-off is a barrier.sync on both sides.
+// master warp run no user code but meet lane 0 at every fork and join, in one non-inlined
+// function whose barrier instructions the whole master warp executes together, converged
+// (detail::master_warp_fork_join; lanes 1-31 stay in its loop, lane 0 enters it per fork): no
+// thread of a counted warp has exited (with lanes 1-31 exited, a join was measured returning
+// before its region ended) and the master's barriers avoid the divergent-barrier path
+// (~120-195 cycles per region on an H100). A block of 32 * W + 1 threads is also accepted
+// (experimental, docs/FORKJOIN.md "Shape"): its master warp is the one thread that runs the
+// serial code, on the same path (nothing to converge at a fork, nothing exited). The worker warps wait in a pool on named barrier 0. When the master reaches
+// a parallel region it writes the fork descriptor with a const region object packed after its
+// first 8 bytes (16-byte stores: one for a region of up to 8 bytes) into one of two descriptor
+// slots in shared memory and syncs on barrier 0 (the pool is already there), which releases the
+// pool; every worker loads the slot's words that the largest packed region of the run's list
+// needs in one round of shared loads, the warps that the region needs run it, the others go
+// straight back to the pool. At the end of
+// the region the active warps sync on barrier 1 (the join) with the master warp. A region costs
+// the master a few shared stores, a call and two barrier.sync; a worker one barrier.sync, one
+// round of shared loads and the join. Every hand-off is a barrier.sync on both sides
+// (barrier.arrive was measured slower here, and racecheck does not order it).
 //
 //   named barrier  participants                      used for
 //   -------------  --------------------------------  -------------------------------------------
@@ -138,10 +145,18 @@ struct Team {
   /// waits for that warp.
   struct alignas(16) Slot {
     /// x: (reduction << 16) | (1 + index of the region type), 0 terminates the pool;
-    /// y: threads of the region (0 when terminating); z, w: the region object's address when it is on the stack
-    /// (low, high word), 0 when it is inline in `body`.
+    /// y: threads of the region (0 when terminating); z, w: the first 8 bytes of a const
+    /// region object that travels in the slot (detail::Packs), or the region object's address
+    /// when it is on the stack (low, high word).
     uint4 head;
-    uint4 body[INLINE_BYTES / 16u];  // the region object, when it fits
+    /// The rest of a const region object that travels in the slot (it starts at byte 8 of
+    /// the slot, right after x and y): the workers load it into registers with the header, in
+    /// one round of 16-byte loads - one load for a region of up to 8 bytes.
+    uint4 body[INLINE_BYTES / 16u];
+    /// A non-const region object that fits: the region's threads share this copy (kept apart
+    /// from `body`, which every worker loads after the fork while such a region may already
+    /// be writing its members); also a const one that does not pack (aligned to 16).
+    uint4 mut[INLINE_BYTES / 16u];
   } slot[2];
   /// Per-warp partials of parallel_sum/min/max (lane 0 of each active warp writes its warp's,
   /// the master folds them after the join), in buffer (fork number & 1): a buffer the master
@@ -171,7 +186,7 @@ struct Team {
   /// 0 of the last warp, the one that reads them) stores.
   __device__ void setup(unsigned char* shared_stack, unsigned shared_bytes,
                         unsigned char* global_spill, unsigned global_bytes) {
-    if (threadIdx.x != blockDim.x - WARP) return;
+    if (threadIdx.x != ((blockDim.x - 1u) & ~(WARP - 1u))) return;  // the master thread
     stack = shared_stack;
     stack_bytes = shared_bytes;
     spill = global_spill;
@@ -506,6 +521,35 @@ struct Fits {
   static constexpr bool value = sizeof(R) <= INLINE_BYTES && alignof(R) <= 16u;
 };
 
+/// A const region object packed after the slot header's x and y (bytes 8 .. 8 + sizeof(R) of
+/// the slot): what a worker loads with the header, in the same 16-byte words.
+template <class R>
+struct Packed {
+  unsigned x, y;
+  R r;
+  __device__ __forceinline__ Packed(unsigned a, unsigned b, const R& q) : x(a), y(b), r(q) {}
+};
+
+/// Whether a region object travels packed in the slot (const, at most INLINE_BYTES + 8 bytes,
+/// aligned to at most 8: it then starts at byte 8). Other const regions go on the stack.
+template <class R>
+struct Packs {
+  static constexpr bool value = sizeof(R) <= INLINE_BYTES + 8u && alignof(R) <= 8u &&
+                                sizeof(Packed<R>) <= 16u + INLINE_BYTES;
+};
+
+/// A packed region object with its header as 16-byte words.
+template <class R>
+union PackedWords {
+  uint4 w[(sizeof(Packed<R>) + 15u) / 16u];
+  Packed<R> p;
+  __device__ __forceinline__ PackedWords(unsigned x, unsigned y, const R& r) : p(x, y, r) {}
+  __device__ __forceinline__ explicit PackedWords(const uint4* src) : w() {
+#pragma unroll
+    for (unsigned i = 0; i < (sizeof(Packed<R>) + 15u) / 16u; ++i) w[i] = src[i];
+  }
+};
+
 /// A region object as 16-byte words (for one-instruction-per-16-bytes copies into and out of
 /// the descriptor slot and into a worker's registers).
 template <class R>
@@ -564,24 +608,24 @@ struct IndexOf<T, R, Rs...> {
   static constexpr unsigned value = same ? 0u : 1u + IndexOf<T, Rs...>::value;
 };
 
-/// A descriptor slot as a worker loaded it: one round of 16-byte shared loads, issued together
-/// right after the fork barrier. `ld.volatile`: with plain `ld.shared` ptxas sank the object's
-/// loads below the branch on the header's region id (a second, dependent shared round trip on
-/// every fork; a volatile load is neither dropped nor moved off a path).
+/// A descriptor slot as a worker loaded it: its first `N` 16-byte words (the header, with the
+/// largest packed const region of the run's list after its x and y), issued together right
+/// after the fork barrier. `ld.volatile`: with plain `ld.shared` ptxas sank the
+/// object's loads below the branch on the region id (a second, dependent shared round trip on
+/// every fork; a volatile load is neither dropped nor moved off a path) - but then every load
+/// is paid by every worker warp on every fork (loading all 80 bytes: +140 cycles per region
+/// with 31 worker warps on an H100), hence only the words some region needs.
 struct Loaded {
-  uint4 head;
-  uint4 body[INLINE_BYTES / 16u];
+  uint4 w[1u + INLINE_BYTES / 16u];  // w[0]: the header (x, y, then a packed region or address)
 };
 
+template <unsigned N>
 __device__ __forceinline__ void load_slot(unsigned a, Loaded& l) {
-  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(l.head.x), "=r"(l.head.y), "=r"(l.head.z), "=r"(l.head.w)
-               : "r"(a));
 #pragma unroll
-  for (unsigned i = 0; i < INLINE_BYTES / 16u; ++i) {
+  for (unsigned i = 0; i < N; ++i) {
     asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(l.body[i].x), "=r"(l.body[i].y), "=r"(l.body[i].z), "=r"(l.body[i].w)
-                 : "r"(a + 16u * (i + 1u)));
+                 : "=r"(l.w[i].x), "=r"(l.w[i].y), "=r"(l.w[i].z), "=r"(l.w[i].w)
+                 : "r"(a + 16u * i));
   }
 }
 
@@ -621,19 +665,78 @@ __device__ __forceinline__ void invoke(Team& team, Thread& t, unsigned red, unsi
 template <class R>
 __device__ __forceinline__ void run_region(Team& team, Team::Slot& s, const Loaded& l,
                                            Thread& t, unsigned red, unsigned buf) {
-  if constexpr (Fits<R>::value && ConstCall<R>::value) {
-    const Words<R> u(l.body);
-    invoke(team, t, red, buf, u.r);
+  if constexpr (ConstCall<R>::value && Packs<R>::value) {
+    const PackedWords<R> u(l.w);
+    invoke(team, t, red, buf, u.p.r);
   } else if constexpr (Fits<R>::value) {
-    invoke(team, t, red, buf, *reinterpret_cast<R*>(&s.body[0]));
+    // In the slot's shared words: a non-const region (its threads share this copy), or a
+    // const one that does not pack (aligned to 16).
+    if constexpr (ConstCall<R>::value) {
+      invoke(team, t, red, buf, *reinterpret_cast<const R*>(&s.mut[0]));
+    } else {
+      invoke(team, t, red, buf, *reinterpret_cast<R*>(&s.mut[0]));
+    }
   } else {
-    R* p = reinterpret_cast<R*>(((unsigned long long)l.head.w << 32) | l.head.z);
+    R* p = reinterpret_cast<R*>(((unsigned long long)l.w[0].w << 32) | l.w[0].z);
     if constexpr (ConstCall<R>::value) {
       invoke(team, t, red, buf, *static_cast<const R*>(p));
     } else {
       invoke(team, t, red, buf, *p);
     }
   }
+}
+
+/// 16-byte words of the slot a worker loads on every fork: the header, with the largest
+/// packed const region of a run's list.
+template <class... Rs>
+struct LoadWords {
+  static constexpr unsigned value = 1u;
+};
+template <class R, class... Rs>
+struct LoadWords<R, Rs...> {
+  static constexpr unsigned own =
+      ConstCall<R>::value && Packs<R>::value ? (unsigned)((sizeof(Packed<R>) + 15u) / 16u) : 1u;
+  static constexpr unsigned rest = LoadWords<Rs...>::value;
+  static constexpr unsigned value = own > rest ? own : rest;
+};
+
+/// The end of a region in one of its threads: the counter of the region's last dynamic loop
+/// is reset for the next region (thread 0; every thread left that loop: its barrier; the join
+/// and the next fork order this store before its use), the debug mode's arrival counts, the
+/// end of a partial last warp's region for its idle lanes, and the join. Inlined into each
+/// region's case of the dispatch, so that what a region cannot need (no dynamic loop, no
+/// barrier count) folds away and each case runs straight to its join.
+__device__ __forceinline__ void region_end(Team& team, Thread& t, unsigned forks) {
+  const unsigned tid = t.thread_num(), n = t.num_threads();
+  if (tid == 0u && t.dynamic_loops() != 0u) {
+    team.dyn_next[(t.dynamic_loops() - 1u) & 1u] = 0ull;
+  }
+#if OCC_FJ_DEBUG
+  atomicMin(&team.dbg_min, t.barriers_passed());
+  atomicMax(&team.dbg_max, t.barriers_passed());
+#else
+  if ((n & 31u) != 0u) {
+    // A partial last warp: its idle lanes wait at the team barrier (worker_loop) and pass it
+    // once per user barrier; tell them the region ended with one more team barrier.
+    // (fork number, index of this final barrier): idle lanes compare it with their own
+    // count of passes, so an early look (after a user barrier) cannot mistake it for the
+    // end. (barrier.red.popc would carry this flag without a shared word, but it is illegal
+    // when the threads of a warp reach it from different places - measured on the H100:
+    // "illegal instruction", synccheck "divergent threads" - and here they must.)
+    if (tid == 0u) {
+      const unsigned long long e =
+          ((unsigned long long)forks << 32) | (unsigned long long)(t.barriers_passed() + 1u);
+      st_relaxed_cta(&team.ending, e);
+    }
+    named_sync(TEAM_BARRIER, (n + 31u) & ~31u);
+  }
+#endif
+  // The implicit barrier at the end: barrier.sync (not arrive) so that the hand-off of the
+  // region's writes to the master is a sync on both sides (compute-sanitizer racecheck does
+  // not order a barrier.arrive before the waiters' reads: it reported every parallel_sum
+  // partial when the workers arrived here, scripts/forkjoin-cost-probe.cu). The master is
+  // already waiting, so this costs the workers nothing.
+  named_sync(JOIN_BARRIER, ((n + 31u) & ~31u) + WARP);
 }
 
 template <unsigned I, class... Rs>
@@ -643,16 +746,19 @@ struct Dispatch {
     return false;
   }
 };
+/// Runs the region whose index in the run's list is `id` - 1, then its end (region_end, the
+/// join included); false for an id not in the list (nothing run).
 template <unsigned I, class R, class... Rs>
 struct Dispatch<I, R, Rs...> {
-  __device__ static __forceinline__ bool call(unsigned id, unsigned red, unsigned buf,
+  __device__ static __forceinline__ bool call(unsigned id, unsigned red, unsigned forks,
                                               Team& team, Team::Slot& s, const Loaded& l,
                                               Thread& t) {
     if (id == I) {
-      run_region<R>(team, s, l, t, red, buf);
+      run_region<R>(team, s, l, t, red, forks & 1u);
+      region_end(team, t, forks);
       return true;
     }
-    return Dispatch<I + 1u, Rs...>::call(id, red, buf, team, s, l, t);
+    return Dispatch<I + 1u, Rs...>::call(id, red, forks, team, s, l, t);
   }
 };
 
@@ -711,7 +817,9 @@ __device__ __forceinline__ T fold_partials(const Team& team, unsigned buf, unsig
 }  // namespace detail
 
 namespace detail {
-__device__ __noinline__ unsigned master_warp_fork_join(unsigned join, unsigned pool);
+__device__ __noinline__ void master_warp_fork_join(unsigned slots, unsigned gen, unsigned pool,
+                                                     bool follow);
+__device__ __forceinline__ unsigned shared_address(const void* p);
 }  // namespace detail
 
 /// The serial code's handle (lane 0 of the master warp). `Regions...` are the region types
@@ -724,7 +832,7 @@ class Master {
   __device__ explicit Master(Team& team)
       : team_(team), stack_(team.stack), spill_(team.spill), stack_bytes_(team.stack_bytes),
         spill_bytes_(team.spill_bytes), sp_(team.sp), spill_sp_(team.spill_sp), gen_(team.gen),
-        workers_(team.workers) {}
+        workers_(team.workers), slots_(detail::shared_address(&team.slot[0])) {}
 
   /// Worker threads in the pool (32 * worker warps): the most a region can have.
   __device__ __forceinline__ unsigned max_threads() const { return workers_; }
@@ -853,21 +961,31 @@ class Master {
     const unsigned warps = (num_threads + 31u) / 32u;
     const unsigned gen = gen_ + 1u;
     Team::Slot& s = team_.slot[gen & 1u];
-    // Publish: the region object (16-byte stores into the slot, or a copy on the stack), then
-    // the descriptor (one 16-byte store). No fence: barrier 0 orders them for the workers.
+    // Publish: the descriptor with a const region packed after its x and y (16-byte stores:
+    // one for a region of up to 8 bytes), or the descriptor (one 16-byte store) and the region
+    // object (16-byte stores into the slot's shared words, or a copy on the stack). No fence:
+    // barrier 0 orders them for the workers.
     const unsigned long long m = mark();
     R* copy = nullptr;
-    if constexpr (detail::Fits<R>::value) {
-      const detail::Words<R> u(body);
+    const unsigned x = id | (red << 16);
+    if constexpr (detail::ConstCall<R>::value && detail::Packs<R>::value) {
+      const detail::PackedWords<R> u(x, num_threads, body);
+      s.head = u.w[0];
 #pragma unroll
-      for (unsigned i = 0; i < (sizeof(R) + 15u) / 16u; ++i) s.body[i] = u.w[i];
+      for (unsigned i = 1; i < (sizeof(detail::Packed<R>) + 15u) / 16u; ++i) s.body[i - 1u] = u.w[i];
     } else {
-      copy = push<R>(1u);
-      if (copy == nullptr) return 0u;
-      detail::copy_region(copy, &body);
+      if constexpr (detail::Fits<R>::value) {  // non-const, or const aligned to 16
+        const detail::Words<R> u(body);
+#pragma unroll
+        for (unsigned i = 0; i < (sizeof(R) + 15u) / 16u; ++i) s.mut[i] = u.w[i];
+      } else {
+        copy = push<R>(1u);
+        if (copy == nullptr) return 0u;
+        detail::copy_region(copy, &body);
+      }
+      const unsigned long long at = (unsigned long long)copy;
+      s.head = make_uint4(x, num_threads, (unsigned)at, (unsigned)(at >> 32));
     }
-    const unsigned long long at = (unsigned long long)copy;
-    s.head = make_uint4(id | (red << 16), num_threads, (unsigned)at, (unsigned)(at >> 32));
     gen_ = gen;
 #if OCC_FJ_DEBUG
     team_.dbg_min = 0xffffffffu;
@@ -879,11 +997,13 @@ class Master {
     // the hand-off is a barrier.sync on both sides.
     // Fork and join, with the master warp's lanes 1-31 at the same instructions (see
     // detail::master_warp_fork_join): join = the active warps + the master warp.
-    detail::master_warp_fork_join(warps * WARP + WARP, workers_ + WARP);
+    // (A one-thread master warp's own two inlined barrier.sync were measured wrong: a join
+    // returned before a region of 1000 team barriers ended - docs/FORKJOIN.md, "Shape".)
+    detail::master_warp_fork_join(slots_, gen, workers_ + WARP, false);
     if constexpr (!detail::ConstCall<R>::value) {
       // Shared members: copy the region's copy back (a const region cannot have changed).
-      if constexpr (detail::Fits<R>::value) {
-        const detail::Words<R> u(&s.body[0]);
+      if constexpr (detail::Fits<R>::value) {  // (non-const: in the slot's shared words)
+        const detail::Words<R> u(&s.mut[0]);
         detail::copy_region(&body, &u.r);
       } else {
         detail::copy_region(&body, copy);
@@ -903,6 +1023,7 @@ class Master {
   unsigned char* stack_;
   unsigned char* spill_;
   unsigned stack_bytes_, spill_bytes_, sp_, spill_sp_, gen_, workers_;
+  unsigned slots_;  // shared-window address of team.slot[0] (the master warp's loads)
 };
 
 namespace detail {
@@ -911,7 +1032,8 @@ namespace detail {
 template <class... Regions>
 __device__ void worker_loop(Team& team, unsigned tid) {
   const unsigned warp = tid >> 5;
-  const unsigned pool = blockDim.x;  // (not team.workers: the master may not have written it yet)
+  // Every warp, counted whole (not team.workers: the master may not have written it yet).
+  const unsigned pool = (blockDim.x + WARP - 1u) & ~(WARP - 1u);
   // The slots' shared address, once, kept in a register (an opaque copy: otherwise ptxas
   // recomputes it after each fork barrier, an S2R of the CTA's shared window on every fork's
   // path before the descriptor loads).
@@ -920,117 +1042,121 @@ __device__ void worker_loop(Team& team, unsigned tid) {
                : "=r"(slots)
                : "r"((unsigned)__cvta_generic_to_shared(&team.slot[0])));
   for (unsigned forks = 1u;; ++forks) {
+    // This fork's slot address, computed before the barrier (opaque copy: ptxas otherwise
+    // puts the arithmetic after it, on the path to the descriptor loads).
+    unsigned at;
+    asm volatile("mov.u32 %0, %1;"
+                 : "=r"(at)
+                 : "r"(slots + (forks & 1u) * (unsigned)sizeof(Team::Slot)));
     named_sync(POOL_BARRIER, pool);  // wait for work (orders the master's writes before)
     Team::Slot& s = team.slot[forks & 1u];
     Loaded l;
-    load_slot(slots + (forks & 1u) * (unsigned)sizeof(Team::Slot), l);
-    const unsigned id = l.head.x & 0xffffu;
-    const unsigned n = l.head.y;     // 0 in a terminating descriptor (id 0)
+    load_slot<LoadWords<Regions...>::value>(at, l);
+    const unsigned id = l.w[0].x & 0xffffu;
+    const unsigned n = l.w[0].y;     // 0 in a terminating descriptor (id 0)
     const unsigned warps = (n + 31u) / 32u;
-    // A thread of the region first (the common case: one test on its way to the body).
+    // The region's id for its threads, 0 for the others: a select (made opaque, so that the
+    // compiler does not turn it back into a branch on tid < n), so that a thread of the region
+    // reaches its case through the compare chain alone and each case runs straight to its
+    // join. A thread not in the region falls through every compare.
+    unsigned key;
+    asm volatile("mov.u32 %0, %1;" : "=r"(key) : "r"(tid < n ? id : 0u));
+    Thread t(team, tid, n, 1u);
+    // (A switch on the id - a jump table or a tree of compares, as NVVM chooses - was
+    // measured slower: +90 cycles per region for the 1st type, +26 for the 6th.)
+    if (Dispatch<1u, Regions...>::call(key, l.w[0].x >> 16, forks, team, s, l, t)) continue;
     if (tid < n) {
-      Thread t(team, tid, n, 1u);
-      const bool known =
-          Dispatch<1u, Regions...>::call(id, l.head.x >> 16, forks & 1u, team, s, l, t);
-      // The counter of the region's last dynamic loop (every thread left it: its barrier) is
-      // reset for the next region; the join and the next fork order this store before its use.
-      if (tid == 0u && t.dynamic_loops() != 0u) {
-        team.dyn_next[(t.dynamic_loops() - 1u) & 1u] = 0ull;
-      }
 #if OCC_FJ_DEBUG
-      if (!known) fail(team);
-      atomicMin(&team.dbg_min, t.barriers_passed());
-      atomicMax(&team.dbg_max, t.barriers_passed());
-#else
-      (void)known;
+      fail(team);  // a region id not in the list
 #endif
-#if !OCC_FJ_DEBUG
-      if ((n & 31u) != 0u) {
-        // A partial last warp: its idle lanes wait at the team barrier (below) and pass it
-        // once per user barrier; tell them the region ended with one more team barrier.
-        // (fork number, index of this final barrier): idle lanes compare it with their own
-        // count of passes, so an early look (after a user barrier) cannot mistake it for the
-        // end. (barrier.red.popc would carry this flag without a shared word, but it is illegal
-        // when the threads of a warp reach it from different places - measured on the H100:
-        // "illegal instruction", synccheck "divergent threads" - and here they must.)
-        if (tid == 0u) {
-          const unsigned long long e =
-              ((unsigned long long)forks << 32) | (unsigned long long)(t.barriers_passed() + 1u);
-          st_relaxed_cta(&team.ending, e);
-        }
-        named_sync(TEAM_BARRIER, warps * WARP);
-      }
-#endif
-    } else {
-      if (id == 0u) return;         // termination
-      if (warp >= warps) continue;  // not needed: back to the pool at once
-      // Idle lanes of the partial last warp (tid >= n): pass team barriers until the region
-      // ends, so that the active lanes of this warp see it arrive at each of theirs. (The
-      // debug mode's software barrier counts threads, not warps: idle lanes take no part.)
-#if !OCC_FJ_DEBUG
-      for (unsigned passes = 1u;; ++passes) {
-        named_sync(TEAM_BARRIER, warps * WARP);
-        const unsigned long long e = ld_relaxed_cta(&team.ending);
-        if (e == (((unsigned long long)forks << 32) | passes)) break;
-      }
-#endif
+      region_end(team, t, forks);
+      continue;
     }
-    // The implicit barrier at the end: barrier.sync (not arrive) so that the hand-off of the
-    // region's writes to the master is a sync on both sides (compute-sanitizer racecheck does
-    // not order a barrier.arrive before the waiters' reads: it reported every parallel_sum
-    // partial when the workers arrived here, scripts/forkjoin-cost-probe.cu). The master is
-    // already waiting, so this costs the workers nothing.
-    named_sync(JOIN_BARRIER, warps * WARP + WARP);
+    if (id == 0u) return;         // termination
+    if (warp >= warps) continue;  // not needed: back to the pool at once
+    // Idle lanes of the partial last warp (tid >= n): pass team barriers until the region
+    // ends, so that the active lanes of this warp see it arrive at each of theirs. (The
+    // debug mode's software barrier counts threads, not warps: idle lanes take no part.)
+#if !OCC_FJ_DEBUG
+    for (unsigned passes = 1u;; ++passes) {
+      named_sync(TEAM_BARRIER, warps * WARP);
+      const unsigned long long e = ld_relaxed_cta(&team.ending);
+      if (e == (((unsigned long long)forks << 32) | passes)) break;
+    }
+#endif
+    named_sync(JOIN_BARRIER, warps * WARP + WARP);  // the join (see region_end)
   }
 }
 
-/// The master warp's side of a fork and its join, run by all 32 lanes of the master warp at the
-/// same instructions: lane 0 calls it from Master::fork (with the join's thread count), lanes
-/// 1-31 from master_lanes (they get lane 0's count from the shuffle); `join` 0 terminates the
-/// pool (fork barrier only). Not inlined, so that both callers reach one copy of these
-/// instructions: the shuffle's warp sync brings the two halves of the warp together, and the
-/// warp arrives at each barrier converged. (With lane 0 and lanes 1-31 reaching their own
-/// barrier instructions, every master barrier took the compiler's divergent path -
-/// `WARPSYNC.COLLECTIVE` around `BAR.SYNC` - measured at ~195 cycles per fork + join with one
-/// worker warp, ~120 with 31, on an H100; letting lanes 1-31 exit instead is not an option:
-/// the same probe saw the join of a region with team barriers return before the region ended.)
-/// Returns lane 0's `join` in every lane.
-__device__ __noinline__ unsigned master_warp_fork_join(unsigned join, unsigned pool) {
-  join = __shfl_sync(0xffffffffu, join, 0);
-  named_sync(POOL_BARRIER, pool);             // fork: the pool is waiting there
-  if (join != 0u) named_sync(JOIN_BARRIER, join);  // join: the region's warps + this warp
-  return join;
+/// The shared-window address of p (kept opaque: ptxas otherwise re-derives it, with an S2R of
+/// the CTA's shared window, next to every use).
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  unsigned a;
+  asm volatile("mov.u32 %0, %1;" : "=r"(a) : "r"((unsigned)__cvta_generic_to_shared(p)));
+  return a;
+}
+
+/// The master warp's side of forks and joins, run by all 32 lanes of the master warp at the
+/// same instructions: lane 0 calls it from Master::fork for one fork (`follow` false) and
+/// returns after the join; lanes 1-31 call it once from master_lanes (`follow` true) and stay
+/// in its loop until the pool terminates. `gen` is the fork's number (its slot is gen & 1).
+/// Not inlined, so that lane 0 and lanes 1-31 reach one copy of these instructions: the warp
+/// sync brings the two halves of the warp together, and the warp arrives at each barrier
+/// converged. (With lane 0 and lanes 1-31 reaching their own barrier instructions, every
+/// master barrier took the compiler's divergent path - `WARPSYNC.COLLECTIVE` around `BAR.SYNC`
+/// - measured at ~195 cycles per fork + join with one worker warp, ~120 with 31, on an H100;
+/// letting lanes 1-31 exit instead is not an option: the same probe saw the join of a region
+/// with team barriers return before the region ended.) The join's thread count comes from the
+/// slot's header, loaded by the whole warp after the fork barrier (lane 0 wrote it before):
+/// no shuffle before the fork barrier, and the load is off the critical path (the region's
+/// warps load the same header and run the region before they reach the join). A header of 0
+/// terminates the pool: no join.
+__device__ __noinline__ void master_warp_fork_join(unsigned slots, unsigned gen, unsigned pool,
+                                                   bool follow) {
+  for (;;) {
+    __syncwarp();
+    const unsigned at = slots + (gen & 1u) * (unsigned)sizeof(Team::Slot);
+    named_sync(POOL_BARRIER, pool);  // fork: the pool is waiting there
+    unsigned id, n;
+    asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(id), "=r"(n) : "r"(at));
+    if (id == 0u) return;  // termination
+    named_sync(JOIN_BARRIER, ((n + 31u) & ~31u) + WARP);  // join: the region's warps + this warp
+    if (!follow) return;
+    ++gen;
+  }
 }
 
 /// Lanes 1-31 of the master warp: they pass every fork and join barrier beside lane 0 (which
 /// runs the serial code), so that the master warp arrives at each with all its threads.
-__device__ __forceinline__ void master_lanes(unsigned pool) {
-  while (master_warp_fork_join(0u, pool) != 0u) {
-  }
+__device__ __forceinline__ void master_lanes(Team& team, unsigned pool) {
+  master_warp_fork_join(shared_address(&team.slot[0]), 1u, pool, true);
 }
 
 }  // namespace detail
 
 /// The kernel entry of a fork-join block (seed 003's TARGET): the last warp is the master, the
-/// others are the worker pool. Launch with blockDim = (32 * (W + 1), 1, 1), 1 <= W <= 31, and
-/// call it as the kernel's last statement, from every thread. `serial(m)` runs on lane 0 of the
-/// master warp with an occ::fj::Master<Regions...>& m (name the type: NVRTC 13.0 rejects a
-/// generic `[&](auto& m)` lambda at kernel scope); the other master lanes follow the forks and
-/// joins (waiting at a warp sync meanwhile: no full-mask warp collective in serial code).
+/// others are the worker pool. Launch with blockDim = (32 * (W + 1), 1, 1) or (32 * W + 1, 1,
+/// 1) (a one-thread master warp), 1 <= W <= 31, and call it as the kernel's last statement,
+/// from every thread. `serial(m)` runs on lane 0 of the master warp with an
+/// occ::fj::Master<Regions...>& m (name the type: NVRTC 13.0 rejects a generic `[&](auto& m)`
+/// lambda at kernel scope); the other master lanes, if any, follow the forks and joins
+/// (waiting at a warp sync meanwhile: no full-mask warp collective in serial code).
 /// Returns (in every thread) when the serial code has returned and the pool has ended.
 template <class... Regions, class Serial>
 __device__ void run(Team& team, Serial&& serial) {
-  if (blockDim.x % WARP != 0u || blockDim.x < 2u * WARP ||
+  const unsigned rem = blockDim.x % WARP;
+  if ((rem != 0u && rem != 1u) || blockDim.x < 2u * WARP - 31u * rem ||
       blockDim.x > (MAX_WORKER_WARPS + 1u) * WARP || blockDim.y != 1u || blockDim.z != 1u) {
     // A shape the runtime cannot serve: one thread records it, nobody waits on anything.
     if (threadIdx.x == 0u && threadIdx.y == 0u && threadIdx.z == 0u) expire(ForkJoin);
     return;
   }
   const unsigned tid = threadIdx.x;
-  const unsigned master_warp = blockDim.x / WARP - 1u;
+  const unsigned master_warp = (blockDim.x - 1u) / WARP;
+  const unsigned pool = (blockDim.x + WARP - 1u) & ~(WARP - 1u);  // every warp, counted whole
   if (tid >> 5 == master_warp) {
     if ((tid & 31u) != 0u) {
-      detail::master_lanes(blockDim.x);
+      detail::master_lanes(team, pool);
       return;
     }
     team.workers = master_warp * WARP;
@@ -1050,7 +1176,9 @@ __device__ void run(Team& team, Serial&& serial) {
     serial(m);
     // The next fork's slot says: terminate (id 0, no threads).
     team.slot[(m.forks() + 1u) & 1u].head = make_uint4(0u, 0u, 0u, 0u);
-    detail::master_warp_fork_join(0u, blockDim.x);  // terminate the pool and lanes 1-31
+    // Terminate the pool and lanes 1-31.
+    detail::master_warp_fork_join(detail::shared_address(&team.slot[0]), m.forks() + 1u, pool,
+                                  false);
     return;
   }
   detail::worker_loop<Regions...>(team, tid);

@@ -25,6 +25,18 @@ pub struct Semantics {
 /// Runs `fj_semantics` in `blocks` blocks of `32 * (warps + 1)` threads whose partial regions
 /// have `n_small` threads.
 pub fn semantics(gpu: &Gpu, blocks: usize, warps: usize, n_small: u32) -> Result<Semantics> {
+    semantics_shape(gpu, blocks, warps, n_small, false)
+}
+
+/// [`semantics`] with the launch shape chosen: `lone_master` runs blocks of `32 * warps + 1`
+/// threads (the master warp is one thread) instead of `32 * (warps + 1)`.
+pub fn semantics_shape(
+    gpu: &Gpu,
+    blocks: usize,
+    warps: usize,
+    n_small: u32,
+    lone_master: bool,
+) -> Result<Semantics> {
     if !(1..=31).contains(&warps) || blocks == 0 {
         return Err(Error::InvalidLaunch(format!(
             "fork-join blocks have 1..=31 worker warps (got {warps}) and there is at least one block"
@@ -37,7 +49,14 @@ pub fn semantics(gpu: &Gpu, blocks: usize, warps: usize, n_small: u32) -> Result
     let spill = gpu.alloc_zeroed::<u8>(blocks * spill_per_block as usize)?;
     m.launch(
         "fj_semantics",
-        &LaunchConfig::plain(blocks, 32 * (warps + 1)),
+        &LaunchConfig::plain(
+            blocks,
+            if lone_master {
+                32 * warps + 1
+            } else {
+                32 * (warps + 1)
+            },
+        ),
         &args![
             &out,
             &hits,
@@ -66,7 +85,12 @@ pub fn epcc(gpu: &Gpu, cfg: &EpccConfig) -> Result<Vec<EpccRow>> {
             "EPCC needs at least one repetition and one round".into(),
         ));
     }
-    let m = gpu.compile("forkjoin_bench.cu", BENCH_CU, &CompileOptions::default())?;
+    // Any macros asked for (a variant under test).
+    let mut opts = CompileOptions::default();
+    for d in &cfg.defines {
+        opts = opts.option(format!("-D{d}"));
+    }
+    let m = gpu.compile("forkjoin_bench.cu", BENCH_CU, &opts)?;
     let mut rows = Vec::new();
     for &w in &cfg.workers {
         if w % 32 != 0 || !(32..=992).contains(&w) {
@@ -78,7 +102,7 @@ pub fn epcc(gpu: &Gpu, cfg: &EpccConfig) -> Result<Vec<EpccRow>> {
         let check = gpu.alloc_zeroed::<i32>(1)?;
         m.launch(
             "fj_epcc",
-            &LaunchConfig::plain(1, w + 32),
+            &LaunchConfig::plain(1, if cfg.lone_master { w + 1 } else { w + 32 }),
             &args![
                 &out,
                 cfg.reps as i32,
