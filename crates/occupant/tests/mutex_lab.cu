@@ -607,3 +607,10 @@ LAB_COMB(lab_comb_lean_norel4, lab::LeanCombining<false, 4>)
 LAB_COMB(lab_comb_lean_fence4, lab::LeanCombining<true, 4, false, 1u>)
 LAB_COMB(lab_comb_lean_sleep4, lab::LeanCombining<true, 4, false, 400u>)
 LAB_COMB(lab_comb_lean_r16, lab::LeanCombining<true, 16>)
+// Run 3 (i11-last-misses): the flat-combining lock (flat_combining_mutex.cuh), as the library
+// has it (slots read after the role atomic) and with the first chunk's slots loaded before it
+// (EARLY 1, not a correct lock: see the header), and with those loads confirmed (EARLY 2).
+LAB_COMB(lab_flat, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 0u>)
+LAB_COMB(lab_flat_early, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 1u>)
+LAB_COMB(lab_flat_confirm, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 2u>)
+LAB_COMB(lab_flat_c4, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 0u, 4u>)

@@ -286,12 +286,63 @@ struct RelayBarrierT {
   }
 };
 
+/// LeanLinesBarrierT<K, DELAY, EVERY> (kind lean_lines): Lean with the arrivals spread over K
+/// lines. Thread 0 of block g arrives with red.release.gpu.add on line g mod k (k = min(K, n));
+/// lanes l < k of warp 0 then poll line l (ld.relaxed, the clock every EVERY polls) until it
+/// reaches epoch * (the blocks of line l), each followed by fence.acquire.gpu, and the block
+/// meets on bar.red.and. A line takes n / k arrivals and every block's poll of it, instead of
+/// n and n: at 132 blocks of 1024 threads one line's 132 arrivals and pollers queue. Ordering:
+/// a block's writes -> (bar.sync) thread 0 -> (red.release, a release sequence on its line)
+/// the lane that polls that line in every block -> (fence.acquire, bar.red) every thread.
+/// DELAY cycles before the first poll when n > %nsmid (as Lean). State: up to 32 lines.
+#ifndef OCC_LEAN_LINES
+#define OCC_LEAN_LINES 4
+#endif
+template <unsigned K = OCC_LEAN_LINES, unsigned DELAY = OCC_LEAN_DELAY_CYCLES,
+          unsigned EVERY = OCC_POLL_EVERY>
+struct LeanLinesBarrierT {
+  static_assert(K >= 1u && K <= 32u, "OCC_LEAN_LINES: 1 to 32 (lanes of warp 0)");
+  u32* lines;
+  u32* own;     // line g mod k
+  u32 k;        // lines in use
+  u32 polled;   // blocks arriving on the line this thread polls (lanes < k of warp 0)
+  u32 epoch;
+  unsigned delay;
+
+  __device__ LeanLinesBarrierT(u32* state, const Env& env) : lines(state), epoch(0u) {
+    const u32 n = env.num_groups;
+    const u32 nt = local_count();  // a lane per line: at most the block's threads
+    k = n < K ? n : K;
+    if (k > nt) k = nt;
+    if (k == 0u) k = 1u;
+    own = lines + (env.group_id % k) * pulse::kLine;
+    const u32 l = local_linear_id();
+    polled = l < k ? (n - l + k - 1u) / k : 0u;
+    delay = n > pulse::sm_count() ? DELAY : 0u;
+  }
+
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    const unsigned t = local_linear_id();
+    __syncthreads();
+    bool ok = true;
+    if (t == 0u) pulse::red_add_release(own, 1u);
+    if (t < k) {
+      if (delay != 0u) pulse::spin_cycles(delay);
+      ok = pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanLinesBarrier, lines + t * pulse::kLine,
+                                                epoch * polled);
+    }
+    return __syncthreads_and(ok) != 0;
+  }
+};
+
 /// The barriers with the library's parameters (ReplicaBarrier: one line, a red arrival by
 /// warp 0 and the poll by the last warp; LeanBarrier: one line, a returned arrival, a pause of
 /// OCC_LEAN_DELAY_CYCLES before the first poll past one block per SM).
 using ReplicaBarrier = ReplicaBarrierT<>;
 using RelayBarrier = RelayBarrierT<>;
 using LeanBarrier = ReplicaBarrierT<1u, 1u, 0u, OCC_POLL_EVERY, true, OCC_LEAN_DELAY_CYCLES, true>;
+using LeanLinesBarrier = LeanLinesBarrierT<>;
 
 }  // namespace sync
 }  // namespace occ

@@ -70,6 +70,8 @@ enum Prim : unsigned {
   RelayBarrier = 27,
   LeanBarrier = 28,
   CombiningMutex = 29,
+  FlatCombiningMutex = 30,
+  LeanLinesBarrier = 31,
 };
 
 /// The per-module watchdog record, shared by the host runtime and the device code.

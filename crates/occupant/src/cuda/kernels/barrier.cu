@@ -117,6 +117,15 @@ OCC_LAB_LEAN(pb0, 0, 0)
 OCC_LAB_LEAN(pb1, 0, 1)
 OCC_LAB_LEAN(pb2, 0, 2)
 OCC_LAB_LEAN(pb1_w300, 300, 1)
+// Run 5 (i11-last-misses): Lean over K lines (LeanLinesBarrierT), every block polls every line.
+#define OCC_LAB_LINES(K)                                              \
+  using LabLines_k##K = occ::sync::LeanLinesBarrierT<K>;              \
+  OCC_BARRIER_KERNEL(lab_lines_k##K, LabLines_k##K)
+OCC_LAB_LINES(2)
+OCC_LAB_LINES(4)
+OCC_LAB_LINES(8)
+OCC_LAB_LINES(16)
+OCC_LAB_LINES(32)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between
