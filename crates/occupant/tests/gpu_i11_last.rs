@@ -193,6 +193,8 @@ fn i11_last_barrier() {
         "lab_lines_k8",
         "lab_lines_k16",
         "lab_lines_k32",
+        "lab_lines_atom_k4",
+        "lab_lines_atom_k8",
         "lab_lean_pb0",
         "lab_lean_pb1",
     ];
@@ -290,7 +292,7 @@ fn i11_last_barrier() {
             }
         }
     }
-    println!("message passing (lines k2/k4/k8/k32 at 1, 2, 3, 50, {sms}, {full1024}, {full128} blocks): {} failures", failures.len());
+    println!("message passing (lines k2/k4/k8/k32, atom k4 at 1, 2, 3, 50, {sms}, {full1024}, {full128} blocks): {} failures", failures.len());
     common::record("i11_last_barrier", serde_json::Value::Array(rows));
     assert!(failures.is_empty(), "{failures:#?}");
 }

@@ -294,12 +294,13 @@ struct RelayBarrierT {
 /// n and n: at 132 blocks of 1024 threads one line's 132 arrivals and pollers queue. Ordering:
 /// a block's writes -> (bar.sync) thread 0 -> (red.release, a release sequence on its line)
 /// the lane that polls that line in every block -> (fence.acquire, bar.red) every thread.
-/// DELAY cycles before the first poll when n > %nsmid (as Lean). State: up to 32 lines.
+/// DELAY cycles before the first poll when n > %nsmid (as Lean). ATOM (lab): a returned
+/// atom.acq_rel.gpu instead of the red, the polls after it returned. State: up to 32 lines.
 #ifndef OCC_LEAN_LINES
 #define OCC_LEAN_LINES 4
 #endif
 template <unsigned K = OCC_LEAN_LINES, unsigned DELAY = OCC_LEAN_DELAY_CYCLES,
-          unsigned EVERY = OCC_POLL_EVERY>
+          unsigned EVERY = OCC_POLL_EVERY, bool ATOM = false>
 struct LeanLinesBarrierT {
   static_assert(K >= 1u && K <= 32u, "OCC_LEAN_LINES: 1 to 32 (lanes of warp 0)");
   u32* lines;
@@ -326,7 +327,19 @@ struct LeanLinesBarrierT {
     const unsigned t = local_linear_id();
     __syncthreads();
     bool ok = true;
-    if (t == 0u) pulse::red_add_release(own, 1u);
+    if (t == 0u) {
+      if (ATOM) {
+        // A returned atom.acq_rel.gpu: warp 0 polls only once the arrival is done.
+        const u32 old = atomic_add_acq_rel(own, 1u);
+        asm volatile("" ::"r"(old));
+      } else {
+        pulse::red_add_release(own, 1u);
+      }
+    }
+    if (ATOM && t < 32u) {
+      const unsigned nt = local_count();
+      __syncwarp(nt >= 32u ? 0xffffffffu : (1u << nt) - 1u);
+    }
     if (t < k) {
       if (delay != 0u) pulse::spin_cycles(delay);
       ok = pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanLinesBarrier, lines + t * pulse::kLine,

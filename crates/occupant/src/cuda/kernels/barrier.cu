@@ -126,6 +126,10 @@ OCC_LAB_LINES(4)
 OCC_LAB_LINES(8)
 OCC_LAB_LINES(16)
 OCC_LAB_LINES(32)
+using LabLinesAtom_k4 = occ::sync::LeanLinesBarrierT<4, OCC_LEAN_DELAY_CYCLES, OCC_POLL_EVERY, true>;
+OCC_BARRIER_KERNEL(lab_lines_atom_k4, LabLinesAtom_k4)
+using LabLinesAtom_k8 = occ::sync::LeanLinesBarrierT<8, OCC_LEAN_DELAY_CYCLES, OCC_POLL_EVERY, true>;
+OCC_BARRIER_KERNEL(lab_lines_atom_k8, LabLinesAtom_k8)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between

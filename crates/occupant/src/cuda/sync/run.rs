@@ -153,6 +153,8 @@ pub const BARRIER_LAB: &[&str] = &[
     "lab_lines_k8",
     "lab_lines_k16",
     "lab_lines_k32",
+    "lab_lines_atom_k4",
+    "lab_lines_atom_k8",
 ];
 
 /// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every
