@@ -62,6 +62,9 @@ fn run_lab(
     Ok((mops, u64::from(counter.to_vec().unwrap()[0])))
 }
 
+/// A design's name and its Mops/s by block count (one value per repetition).
+type Row = (String, Vec<(usize, Vec<f64>)>);
+
 fn points(gpu: &Gpu) -> Vec<usize> {
     let sms = gpu.info().sm_count as usize;
     let full = gpu.info().resident_blocks_bound(128) as usize;
@@ -89,7 +92,7 @@ fn i11_last_mutex() {
     let mut rows: Vec<serde_json::Value> = Vec::new();
     let mut failures = Vec::new();
     println!("mutex throughput, Mops/s (empty critical section, 128-thread blocks; reps at 2 and 4 blocks)");
-    let mut table: Vec<(String, Vec<(usize, Vec<f64>)>)> = kinds
+    let mut table: Vec<Row> = kinds
         .iter()
         .map(|k| (k.name().to_string(), Vec::new()))
         .chain(labs.iter().map(|l| (format!("lab {l}"), Vec::new())))
