@@ -88,7 +88,7 @@ fn i11_last_mutex() {
         MutexKind::Combining,
         MutexKind::FlatCombining,
     ];
-    let labs = ["flat_early", "flat_confirm", "flat_c4"];
+    let labs = ["flat_early", "flat_confirm", "flat_c4", "flat_c2"];
     let mut rows: Vec<serde_json::Value> = Vec::new();
     let mut failures = Vec::new();
     println!("mutex throughput, Mops/s (empty critical section, 128-thread blocks; reps at 2 and 4 blocks)");
@@ -171,7 +171,7 @@ fn i11_last_sanitizer_smoke() {
         let r = run_mutex(&gpu, MutexKind::FlatCombining, b, 128, 20, true, wd()).unwrap();
         assert_eq!(r.counter, b as u64 * 20);
     }
-    let r = run_barrier_lab(&gpu, "lab_lines_k4", 6, 128, 20, true, wd()).unwrap();
+    let r = run_barrier(&gpu, BarrierKind::LeanBell, 6, 128, 1, 20, true, wd()).unwrap();
     assert_eq!(r.violations, 0);
 }
 
@@ -183,21 +183,23 @@ fn i11_last_barrier() {
     let sms = gpu.info().sm_count as usize;
     let full128 = gpu.info().resident_blocks_bound(128) as usize;
     let full1024 = gpu.info().resident_blocks_bound(1024) as usize;
+    let full256 = gpu.info().resident_blocks_bound(256) as usize;
     let shapes = [
         (sms, 1024usize),
         (full1024, 1024),
         (sms, 128),
         (full128, 128),
+        (full256, 256),
     ];
-    let kinds = [BarrierKind::Lean, BarrierKind::Replica, BarrierKind::Relay];
+    let kinds = [
+        BarrierKind::Lean,
+        BarrierKind::LeanBell,
+        BarrierKind::Replica,
+        BarrierKind::Relay,
+    ];
     let labs = [
-        "lab_lines_k2",
         "lab_lines_k4",
-        "lab_lines_k8",
-        "lab_lines_k16",
-        "lab_lines_k32",
         "lab_lines_atom_k4",
-        "lab_lines_atom_k8",
         "lab_lean_pb0",
         "lab_lean_pb1",
     ];
@@ -269,13 +271,8 @@ fn i11_last_barrier() {
             rows.push(serde_json::json!({"shape": format!("{b}x{t}"), "design": name, "ns": v}));
         }
     }
-    // Message passing across the K-line barriers.
-    for l in [
-        "lab_lines_k2",
-        "lab_lines_k4",
-        "lab_lines_k8",
-        "lab_lines_k32",
-    ] {
+    // Message passing across the lean_bell kind and two K-line barriers.
+    for l in ["lean_bell", "lab_lines_k4", "lab_lines_atom_k4"] {
         for &(b, t) in &[
             (1usize, 128usize),
             (2, 128),
@@ -285,7 +282,12 @@ fn i11_last_barrier() {
             (full1024, 1024),
             (full128, 128),
         ] {
-            match run_barrier_lab(&gpu, l, b, t, 300, true, wd()) {
+            let r = if l == "lean_bell" {
+                run_barrier(&gpu, BarrierKind::LeanBell, b, t, 1, 300, true, wd())
+            } else {
+                run_barrier_lab(&gpu, l, b, t, 300, true, wd())
+            };
+            match r {
                 Ok(r) if r.violations == 0 && r.participants == b => {}
                 Ok(r) => failures.push(format!(
                     "{l} at {b}x{t}: {} violations, {} participants",
@@ -295,7 +297,7 @@ fn i11_last_barrier() {
             }
         }
     }
-    println!("message passing (lines k2/k4/k8/k32, atom k4 at 1, 2, 3, 50, {sms}, {full1024}, {full128} blocks): {} failures", failures.len());
+    println!("message passing (lean_bell, lines k4, atom k4 at 1, 2, 3, 50, {sms}, {full1024}, {full128} blocks): {} failures", failures.len());
     common::record("i11_last_barrier", serde_json::Value::Array(rows));
     assert!(failures.is_empty(), "{failures:#?}");
 }

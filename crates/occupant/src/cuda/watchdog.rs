@@ -90,7 +90,7 @@ impl Control {
 }
 
 /// The primitive ids of `occ::Prim` (device/watchdog.cuh), in order.
-pub const PRIMITIVES: [&str; 32] = [
+pub const PRIMITIVES: [&str; 33] = [
     "user",
     "naive_barrier",
     "xf_barrier",
@@ -123,6 +123,7 @@ pub const PRIMITIVES: [&str; 32] = [
     "combining_mutex",
     "flat_combining_mutex",
     "lean_lines_barrier",
+    "lean_bell_barrier",
 ];
 
 /// The name of device primitive id `id` (`occ::Prim`), `"unknown"` for an id not in the table.

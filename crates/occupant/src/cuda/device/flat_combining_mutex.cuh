@@ -104,6 +104,7 @@ struct FlatCombiningMutexT {
   typedef typename Op::Result Result;
   static constexpr unsigned kPrim = Prim::FlatCombiningMutex;
   static constexpr u64 kLock = 1ull << 63;
+  static constexpr u32 kChunkMask = CHUNK >= 32u ? 0xffffffffu : (1u << CHUNK) - 1u;
   static_assert(sizeof(Arg) <= 4 && sizeof(Result) <= 4,
                 "FlatCombiningMutex: Op::Arg and Op::Result of at most 4 bytes");
   static_assert(CHUNK >= 1u && CHUNK <= 32u, "OCC_FLAT_CHUNK: 1 to 32");
@@ -133,63 +134,62 @@ struct FlatCombiningMutexT {
   /// Runs op(arg) under mutual exclusion with every other block's requests and stores its
   /// result in *result. False if the launch was aborted (or the block id is past the capacity:
   /// then the watchdog records the launch as failed).
-  __device__ bool try_apply(const Arg& arg, Result* result) {
+  __device__ __forceinline__ bool try_apply(const Arg& arg, Result* result) {
     if (!valid) {
       expire(kPrim);
       return false;
     }
     u64 early[CHUNK];
+    u64 old = kLock;
     if (!delegated) {
       if (EARLY != 0u) load_chunk(0u, early);
-      const u64 old = flat::atomic_or_relaxed(role(), kLock);
-      if (!(old & kLock)) {
+      old = flat::atomic_or_relaxed(role(), kLock);
+    }
+    const bool direct = !(old & kLock);  // the role, with the own request unpublished
+    bool served = false;                 // the own published request was served meanwhile
+    u64 got = 0ull;
+    u64* const mine = res(me);
+    if (!direct) {
+      // 2. Publish and wait for the result or the role.
+      ++seq;
+      fence_acq_rel();
+      st_relaxed(req(me), ((u64)seq << 32) | pack(arg));
+      bool combiner = false;
+      u64* const rw = role();
+      const u32 want = seq;
+      if (!poll_until(kPrim, [&] {
+            const u64 r = ld_relaxed(mine);
+            const u64 l = ld_relaxed(rw);
+            if ((u32)(r >> 32) == want) {
+              got = r;
+              return true;
+            }
+            if (!(l & kLock)) {
+              old = flat::atomic_or_relaxed(rw, kLock);
+              if (!(old & kLock)) {
+                combiner = true;
+                return true;
+              }
+            }
+            return false;
+          }))
+        return false;
+      if (!combiner) {
         flat::fence_acquire();
-        *result = op(arg);
-        turn(old, EARLY != 0u, early);
+        *result = unpack<Result>((u32)got);
+        delegated = true;
         return true;
       }
     }
-    // 2. Publish and wait for the result or the role.
-    ++seq;
-    fence_acq_rel();
-    st_relaxed(req(me), ((u64)seq << 32) | pack(arg));
-    u64 got = 0ull;
-    u64 old = 0ull;
-    bool combiner = false;
-    u64* const rw = role();
-    u64* const mine = res(me);
-    const u32 want = seq;
-    if (!poll_until(kPrim, [&] {
-          const u64 r = ld_relaxed(mine);
-          const u64 l = ld_relaxed(rw);
-          if ((u32)(r >> 32) == want) {
-            got = r;
-            return true;
-          }
-          if (!(l & kLock)) {
-            old = flat::atomic_or_relaxed(rw, kLock);
-            if (!(old & kLock)) {
-              combiner = true;
-              return true;
-            }
-          }
-          return false;
-        }))
-      return false;
-    if (!combiner) {
-      flat::fence_acquire();
-      *result = unpack<Result>((u32)got);
-      delegated = true;
-      return true;
-    }
+    // 3. The turn.
     flat::fence_acquire();
     delegated = false;
-    // Under the role: was the own request served by the previous combiner?
-    const bool served = served_bit(old, me) == (seq & 1u);
+    if (!direct) served = served_bit(old, me) == (seq & 1u);
     if (!served) *result = op(arg);
-    turn(old, false, early, !served);
+    turn(old, direct && EARLY != 0u, early, !direct && !served);
     if (served) {
       // Its result is stored behind the previous combiner's fence; it may not be visible yet.
+      const u32 want = seq;
       if (!poll_until(kPrim, [&] {
             got = ld_relaxed(mine);
             return (u32)(got >> 32) == want;
@@ -248,12 +248,51 @@ struct FlatCombiningMutexT {
     }
   }
 
+  /// Served bits of blocks base .. base + CHUNK - 1 (bit i: block base + i), from the role
+  /// word's bits for blocks < 63, else from the served words (read under the role; rare: kept
+  /// out of line so that the common turn stays small in the instruction cache).
+  __device__ __forceinline__ u32 chunk_bits(u64 w0, u32 base) const {
+    if (base + CHUNK <= 63u) return (u32)(w0 >> base) & kChunkMask;
+    return chunk_bits_slow(w0, base);
+  }
+  __device__ __noinline__ u32 chunk_bits_slow(u64 w0, u32 base) const {
+    u32 bits = 0u;
+    for (u32 i = 0u; i < CHUNK; ++i) {
+      const u32 b = base + i;
+      if (b >= n) break;
+      bits |= served_bit(w0, b) << i;
+    }
+    return bits;
+  }
+  /// Flips the served bits `flip` (bit i: block base + i); blocks >= 63 in their served words
+  /// (read-modify-write under the role, before the turn's last fence).
+  __device__ __noinline__ void flip_slow(u64& w0, u32 base, u32 flip) const {
+    for (u32 i = 0u; i < CHUNK; ++i) {
+      if (!(flip & (1u << i))) continue;
+      const u32 b = base + i;
+      if (b < 63u) {
+        w0 ^= 1ull << b;
+      } else {
+        u64* w = extra((b - 63u) / 64u);
+        st_relaxed(w, ld_relaxed(w) ^ (1ull << ((b - 63u) % 64u)));
+      }
+    }
+  }
+
   /// The combiner's turn, after its own Op: every pending request in the slots, one fence per
   /// chunk with requests (and after the last chunk), then the unlock. `old`: R0 as the role
   /// atomic returned it; `pre`: chunk 0 is already in `s`; `own`: flip the own served bit (the
   /// own request was published and is now served).
-  __device__ void turn(u64 old, bool pre, u64 (&s)[CHUNK], bool own = false) {
+  __device__ __forceinline__ void turn(u64 old, bool pre, u64 (&s)[CHUNK], bool own = false) {
     u64 w0 = old & ~kLock;
+    if (own) {
+      if (me < 63u) {
+        w0 ^= 1ull << me;
+      } else {
+        u64* w = extra((me - 63u) / 64u);
+        st_relaxed(w, ld_relaxed(w) ^ (1ull << ((me - 63u) % 64u)));
+      }
+    }
     if (pre && EARLY == 2u) {
       // Confirm: reload (after the role's acquire) each early slot that looks pending.
 #pragma unroll
@@ -262,59 +301,36 @@ struct FlatCombiningMutexT {
           s[i] = ld_relaxed(req(i));
       }
     }
-    // The served word of blocks >= 63 in use (index, value, changed).
-    u32 xi = 0xffffffffu;
-    u64 xv = 0ull;
-    bool xdirty = false;
-    if (own) {
-      if (me < 63u) {
-        w0 ^= 1ull << me;
-      } else {
-        xi = (me - 63u) / 64u;
-        xv = ld_relaxed(extra(xi)) ^ (1ull << ((me - 63u) % 64u));
-        xdirty = true;
-      }
-    }
     for (u32 base = 0u;; base += CHUNK) {
       if (!(pre && base == 0u)) load_chunk(base, s);
       const bool last = base + CHUNK >= n;
-      u32 served = 0u;  // bit i: slot base + i served in this chunk
+      const u32 bits = chunk_bits(w0, base);
+      u32 pend = 0u;  // bit i: block base + i waits
 #pragma unroll
       for (u32 i = 0u; i < CHUNK; ++i) {
         const u32 b = base + i;
-        if (b >= n || b == me) continue;
-        u32 bit;
-        if (b < 63u) {
-          bit = (u32)(w0 >> b) & 1u;
-        } else {
-          const u32 k = b - 63u;
-          if (k / 64u != xi) {
-            if (xdirty) st_relaxed(extra(xi), xv);
-            xi = k / 64u;
-            xv = ld_relaxed(extra(xi));
-            xdirty = false;
-          }
-          bit = (u32)(xv >> (k % 64u)) & 1u;
-        }
-        const u32 sq = (u32)(s[i] >> 32);
-        if ((sq & 1u) == bit) continue;  // not pending
-        if (served == 0u) flat::fence_acquire();  // the acquire of the chunk's requests
-        const Result r = op(unpack<Arg>((u32)s[i]));
-        s[i] = ((u64)sq << 32) | pack(r);
-        if (b < 63u) {
-          w0 ^= 1ull << b;
-        } else {
-          xv ^= 1ull << ((b - 63u) % 64u);
-          xdirty = true;
-        }
-        served |= 1u << i;
+        if (b < n && b != me && ((((u32)(s[i] >> 32)) ^ (bits >> i)) & 1u)) pend |= 1u << i;
       }
-      if (served != 0u || last) {
-        if (last && xdirty) st_relaxed(extra(xi), xv);
+      if (pend != 0u) {
+        flat::fence_acquire();  // the acquire of the chunk's requests
+#pragma unroll
+        for (u32 i = 0u; i < CHUNK; ++i) {
+          if (pend & (1u << i)) {
+            const Result r = op(unpack<Arg>((u32)s[i]));
+            s[i] = (s[i] & 0xffffffff00000000ull) | pack(r);
+          }
+        }
+        if (base + CHUNK <= 63u) {
+          w0 ^= (u64)pend << base;
+        } else {
+          flip_slow(w0, base, pend);
+        }
+      }
+      if (pend != 0u || last) {
         fence_acq_rel();  // the release of the results, of every Op so far and of the role
 #pragma unroll
         for (u32 i = 0u; i < CHUNK; ++i) {
-          if (served & (1u << i)) st_relaxed(res(base + i), s[i]);
+          if (pend & (1u << i)) st_relaxed(res(base + i), s[i]);
         }
       }
       if (last) break;

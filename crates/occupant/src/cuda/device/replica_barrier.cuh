@@ -349,6 +349,50 @@ struct LeanLinesBarrierT {
   }
 };
 
+/// LeanBellBarrierT<DELAY, EVERY> (kind lean_bell): Lean whose waiters poll a line apart from
+/// the arrivals (a doorbell), for phases whose blocks arrive skewed, where the early blocks'
+/// polls of the arrival line slow the stragglers' arrivals on it. Thread 0 of each block
+/// arrives with a returned atom.acq_rel.gpu.add on line 0; the last arriver (its atom acquired
+/// every arrival) stores the epoch into line 1 (st.relaxed: a doorbell, no MEMBAR); the others
+/// pause DELAY cycles when n > %nsmid, poll line 1 (relaxed, the clock every EVERY polls) until
+/// it shows the epoch, then load line 0 until it shows every arrival (one round trip: it
+/// already does) and fence.acquire.gpu: the acquire of every block's release on line 0 (its RMW
+/// chain), so the doorbell itself orders nothing. The block meets on bar.red.and. One round trip
+/// more than Lean for the pollers; nothing polls the arrival line while arrivals come.
+/// State: 2 lines (64 u32 words).
+template <unsigned DELAY = OCC_LEAN_DELAY_CYCLES, unsigned EVERY = OCC_POLL_EVERY>
+struct LeanBellBarrierT {
+  u32* line;  // arrivals
+  u32* bell;  // the epoch of the last completed barrier
+  u32 n;
+  u32 epoch;
+  unsigned delay;
+
+  __device__ LeanBellBarrierT(u32* state, const Env& env)
+      : line(state), bell(state + pulse::kLine), n(env.num_groups), epoch(0u) {
+    delay = n > pulse::sm_count() ? DELAY : 0u;
+  }
+
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    const u32 e = epoch;
+    __syncthreads();
+    bool ok = true;
+    if (local_linear_id() == 0u) {
+      const u32 target = e * n;
+      const u32 old = atomic_add_acq_rel(line, 1u);
+      if (epoch_diff(old + 1u, target) >= 0) {
+        st_relaxed(bell, e);  // the last arriver rings
+      } else {
+        if (delay != 0u) pulse::spin_cycles(delay);
+        ok = pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanBellBarrier, bell, e) &&
+             pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanBellBarrier, line, target);
+      }
+    }
+    return __syncthreads_and(ok) != 0;
+  }
+};
+
 /// The barriers with the library's parameters (ReplicaBarrier: one line, a red arrival by
 /// warp 0 and the poll by the last warp; LeanBarrier: one line, a returned arrival, a pause of
 /// OCC_LEAN_DELAY_CYCLES before the first poll past one block per SM).
@@ -356,6 +400,7 @@ using ReplicaBarrier = ReplicaBarrierT<>;
 using RelayBarrier = RelayBarrierT<>;
 using LeanBarrier = ReplicaBarrierT<1u, 1u, 0u, OCC_POLL_EVERY, true, OCC_LEAN_DELAY_CYCLES, true>;
 using LeanLinesBarrier = LeanLinesBarrierT<>;
+using LeanBellBarrier = LeanBellBarrierT<>;
 
 }  // namespace sync
 }  // namespace occ

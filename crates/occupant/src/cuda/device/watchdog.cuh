@@ -72,6 +72,7 @@ enum Prim : unsigned {
   CombiningMutex = 29,
   FlatCombiningMutex = 30,
   LeanLinesBarrier = 31,
+  LeanBellBarrier = 32,
 };
 
 /// The per-module watchdog record, shared by the host runtime and the device code.

@@ -82,6 +82,12 @@ kind_enum! {
         /// polls with the clock checked every 16, one `fence.acquire` (no exit fence), and a
         /// 300-cycle pause before the first poll when there are more blocks than SMs.
         Lean => "lean", "occ::sync::LeanBarrier", 28;
+        /// Lean whose waiters poll a doorbell line apart from the arrivals
+        /// (replica_barrier.cuh): the last arriver stores the epoch there (relaxed), the
+        /// others poll it, then read the arrival line once (relaxed) and `fence.acquire`. One
+        /// round trip more than Lean; nothing polls the arrival line while blocks arrive, for
+        /// phases that end with skewed arrivals.
+        LeanBell => "lean_bell", "occ::sync::LeanBellBarrier", 32;
     }
 }
 
@@ -177,6 +183,8 @@ impl BarrierKind {
             BarrierKind::Gather | BarrierKind::Spread => 32 * 2 * 128,
             // Up to OCC_REPLICA_LINES = 32 lines (the default uses one).
             BarrierKind::Replica | BarrierKind::Lean => 32 * 32,
+            // The arrival line and the doorbell line.
+            BarrierKind::LeanBell => 64,
             // 32 root lines, then OCC_RELAY_LEAVES = 480 leaf lines.
             BarrierKind::Relay => 32 * (32 + 480),
         }
