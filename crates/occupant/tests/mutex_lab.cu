@@ -615,3 +615,4 @@ LAB_COMB(lab_flat_early, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 1u
 LAB_COMB(lab_flat_confirm, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 2u>)
 LAB_COMB(lab_flat_c4, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 0u, 4u>)
 LAB_COMB(lab_flat_c2, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 0u, 2u>)
+LAB_COMB(lab_flat_w1000, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 0u, 8u, 1000u>)

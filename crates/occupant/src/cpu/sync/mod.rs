@@ -94,7 +94,9 @@ pub use locked_discovery::LockedDiscovery;
 pub use mcs_cohort_mutex::{McsCohortMutex, MCS_COHORT_PASSES};
 pub use mutex::{Mutex, MutexKind, RawMutex};
 pub use quiescent_discovery::QuiescentDiscovery;
-pub use replica_barrier::{ClusterLeanBarrier, LeanBarrier, RelayBarrier, ReplicaBarrier};
+pub use replica_barrier::{
+    ClusterLeanBarrier, LeanBarrier, LeanBellBarrier, RelayBarrier, ReplicaBarrier,
+};
 pub use semaphore::{RawSemaphore, Semaphore, SemaphoreKind};
 pub use shape_defaults::cpu_shape_table;
 pub use sleeping_semaphore::SleepingSemaphore;

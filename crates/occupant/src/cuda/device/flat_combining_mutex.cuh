@@ -67,6 +67,9 @@
 // reload shows is served); a turn with nothing pending then costs one round trip, not two.
 // The library's kind (0) reads the slots after the atomic.
 //
+// WAIT (lab; 0 in the library): in a grid of at most CHUNK blocks, a turn that finds nothing
+// pending polls the slots for up to WAIT cycles before its fence.
+//
 // Tunables: OCC_FLAT_CAPACITY (4096 blocks, at most 4159), OCC_FLAT_CHUNK (8 slots per load
 // round and at most per fence).
 #pragma once
@@ -98,7 +101,7 @@ __device__ __forceinline__ u64 atomic_or_relaxed(u64* p, u64 v) {
 __device__ __forceinline__ void fence_acquire() { asm volatile("fence.acquire.gpu;" ::: "memory"); }
 }  // namespace flat
 
-template <class Op, unsigned EARLY = 0u, unsigned CHUNK = OCC_FLAT_CHUNK>
+template <class Op, unsigned EARLY = 0u, unsigned CHUNK = OCC_FLAT_CHUNK, unsigned WAIT = 0u>
 struct FlatCombiningMutexT {
   typedef typename Op::Arg Arg;
   typedef typename Op::Result Result;
@@ -310,6 +313,18 @@ struct FlatCombiningMutexT {
       for (u32 i = 0u; i < CHUNK; ++i) {
         const u32 b = base + i;
         if (b < n && b != me && ((((u32)(s[i] >> 32)) ^ (bits >> i)) & 1u)) pend |= 1u << i;
+      }
+      if (WAIT != 0u && pend == 0u && n > 1u && n <= CHUNK) {
+        // (lab) A small grid with nothing pending: wait up to WAIT cycles for a request, so
+        // that it rides in this turn's fence.
+        const long long c0 = clock64();
+        while (pend == 0u && clock64() - c0 < (long long)WAIT) {
+          load_chunk(0u, s);
+#pragma unroll
+          for (u32 i = 0u; i < CHUNK; ++i) {
+            if (i < n && i != me && ((((u32)(s[i] >> 32)) ^ (bits >> i)) & 1u)) pend |= 1u << i;
+          }
+        }
       }
       if (pend != 0u) {
         flat::fence_acquire();  // the acquire of the chunk's requests
