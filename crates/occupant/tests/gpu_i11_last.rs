@@ -88,13 +88,7 @@ fn i11_last_mutex() {
         MutexKind::Combining,
         MutexKind::FlatCombining,
     ];
-    let labs = [
-        "flat_early",
-        "flat_confirm",
-        "flat_c4",
-        "flat_c2",
-        "flat_w1000",
-    ];
+    let labs = ["flat_c4", "flat_c2"];
     let mut rows: Vec<serde_json::Value> = Vec::new();
     let mut failures = Vec::new();
     println!("mutex throughput, Mops/s (empty critical section, 128-thread blocks; reps at 2 and 4 blocks)");

@@ -8,7 +8,9 @@
 //! code has (release before a request's number, before the results and before the unlock;
 //! acquire after the role atomic, the slot reads and the result read). Dropping the release
 //! fence before the results (and unlock), or the one before a request's number, makes all five
-//! models fail.
+//! models fail; serving what the two-participant hint (the other's request number, read before
+//! the role atomic) says without reading it again after the acquire makes `two_threads_twice`
+//! fail (a request served twice).
 //!
 //! Run with `scripts/loom.sh` (`RUSTFLAGS="--cfg loom" cargo test --release --test
 //! loom_flat_combining_mutex`).

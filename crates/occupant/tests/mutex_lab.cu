@@ -607,12 +607,8 @@ LAB_COMB(lab_comb_lean_norel4, lab::LeanCombining<false, 4>)
 LAB_COMB(lab_comb_lean_fence4, lab::LeanCombining<true, 4, false, 1u>)
 LAB_COMB(lab_comb_lean_sleep4, lab::LeanCombining<true, 4, false, 400u>)
 LAB_COMB(lab_comb_lean_r16, lab::LeanCombining<true, 16>)
-// Run 3 (i11-last-misses): the flat-combining lock (flat_combining_mutex.cuh), as the library
-// has it (slots read after the role atomic) and with the first chunk's slots loaded before it
-// (EARLY 1, not a correct lock: see the header), and with those loads confirmed (EARLY 2).
-LAB_COMB(lab_flat, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 0u>)
-LAB_COMB(lab_flat_early, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 1u>)
-LAB_COMB(lab_flat_confirm, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 2u>)
-LAB_COMB(lab_flat_c4, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 0u, 4u>)
-LAB_COMB(lab_flat_c2, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 0u, 2u>)
-LAB_COMB(lab_flat_w1000, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 0u, 8u, 1000u>)
+// Run 3 (i11-last-misses): the flat-combining lock (flat_combining_mutex.cuh) with chunks of 2,
+// 4 and 8 (the library's) slots from 5 blocks on.
+LAB_COMB(lab_flat, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 8u>)
+LAB_COMB(lab_flat_c4, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 4u>)
+LAB_COMB(lab_flat_c2, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 2u>)

@@ -186,11 +186,15 @@ where
     fn apply_as<W: Wait>(&self, p: usize, me: &Slot<A, R>, arg: A, waiter: &W) -> R {
         // 1. The role first, unless the last request was served by another participant.
         if !me.delegated.load(Ordering::Relaxed) {
+            // Two participants: the other's request number, read before the role atomic as a
+            // hint only (it may be stale; the turn reads it again before serving).
+            let hint =
+                (self.slots.len() == 2).then(|| self.slots[1 - p].req.load(Ordering::Relaxed));
             let old = self.role.fetch_or(LOCK, Ordering::Relaxed);
             if old & LOCK == 0 {
                 fence(Ordering::Acquire);
                 let r = self.run(arg);
-                self.turn(p, old, false);
+                self.turn(p, old, false, hint);
                 return r;
             }
         }
@@ -232,7 +236,7 @@ where
             let a = me.arg.with_mut(|a| unsafe { (*a).take() });
             Some(self.run(a.expect("a published request has its argument")))
         };
-        self.turn(p, old, !served);
+        self.turn(p, old, !served, None);
         match own {
             Some(r) => r,
             None => {
@@ -268,8 +272,14 @@ where
     /// release fence after each chunk with requests and after the last chunk, then each
     /// result's number), then the unlock (the served bits, LOCK clear). `own`: flip the own
     /// served bit (the own published request is now served).
-    fn turn(&self, me: usize, old: u64, own: bool) {
+    fn turn(&self, me: usize, old: u64, own: bool, hint: Option<u32>) {
         let n = self.slots.len();
+        // Chunks of 2 up to 4 participants (the GPU's small-grid paths), else `chunk`.
+        let chunk = if n <= 4 {
+            self.chunk.min(2)
+        } else {
+            self.chunk
+        };
         let mut w0 = old & !LOCK;
         // The served words of participants >= 63 change in a copy, stored before the last fence.
         let mut extra: Vec<u64> = self
@@ -296,16 +306,22 @@ where
         }
         let mut base = 0;
         loop {
-            let end = (base + self.chunk).min(n);
-            let seqs: Vec<u32> = (base..end)
-                .map(|b| {
-                    if b == me {
-                        0
-                    } else {
-                        self.slots[b].req.load(Ordering::Relaxed)
-                    }
+            let end = (base + chunk).min(n);
+            let mut seqs: Vec<u32> = (base..end)
+                .map(|b| match hint {
+                    _ if b == me => 0,
+                    Some(h) => h,
+                    None => self.slots[b].req.load(Ordering::Relaxed),
                 })
                 .collect();
+            if hint.is_some() {
+                // Confirm after the role's acquire what the hint says is pending.
+                for (i, b) in (base..end).enumerate() {
+                    if b != me && seqs[i] & 1 != bit(w0, &extra, b) {
+                        seqs[i] = self.slots[b].req.load(Ordering::Relaxed);
+                    }
+                }
+            }
             let mut served = Vec::new();
             for (i, b) in (base..end).enumerate() {
                 if b == me || seqs[i] & 1 == bit(w0, &extra, b) {

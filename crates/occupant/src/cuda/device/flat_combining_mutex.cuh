@@ -11,8 +11,9 @@
 // it* (program order orders it), then every request published in the slots, then one fence for
 // all of them. A block that finds the role taken publishes its request (one release fence, on
 // its own time: the combiner does not wait for it) and waits for its result or for the role.
-// So at 2 blocks a combiner's turn is one role atomic + one scan round trip + one fence, and it
-// serves the other block's request in the same turn whenever it is there.
+// So at 2 blocks a combiner's turn is one role atomic + one fence (+ one round trip when the
+// other block's slot looks pending), and it serves the other block's request in the same turn
+// whenever it is there.
 //
 // Op: as occ::sync::CombiningMutex's (typedef Arg, Result; Result operator()(const Arg&)),
 // but Arg and Result are at most 4 bytes (they travel in the slot words).
@@ -39,12 +40,17 @@
 //      free -> atom.or(R0, LOCK); won -> combine (3); if the own served bit says the request
 //      was served meanwhile, its result is on the way into res[me]: poll it after the turn.
 //   3. The turn: fence.acquire.gpu (the previous combiner's release of R0); the own Op; then
-//      the slots of the other blocks in chunks of OCC_FLAT_CHUNK (ld.relaxed, issued back to
-//      back, then fence.acquire.gpu: the acquire of each request's release), each pending one
-//      run and its served bit flipped; after a chunk with requests (and always after the last
-//      chunk, when the served words of blocks >= 63 are stored): fence.acq_rel.gpu, then
-//      st.relaxed res[b] per request served. Finally st.relaxed(R0, served bits): the unlock,
-//      behind the last fence.
+//      the slots of the other blocks, by grid size:
+//        n <= 2: the other block's slot. On the role's first try its load is issued before the
+//          atomic, as a hint only (not ordered after the atomic, it may be stale): a slot that
+//          looks pending is loaded again after the acquire, and only what that load shows is
+//          served. So a turn with nothing pending costs the atomic and the fence alone.
+//        3 <= n <= 4: chunks of 2 slots; n >= 5: chunks of OCC_FLAT_CHUNK. Per chunk, loads
+//          with ld.relaxed back to back, then fence.acquire.gpu (the acquire of each request's
+//          release), each pending request run and its served bit flipped.
+//      After each chunk with requests (and after the last one, when the served words of
+//      blocks >= 63 are stored): fence.acq_rel.gpu, then st.relaxed res[b] per request served.
+//      Finally st.relaxed(R0, served bits): the unlock, behind the last fence.
 // Exactly once: the served bits change only under the role (LOCK is taken by an atomic or and
 // cleared by the holder's store, which also writes the served bits it read under the role); a
 // block has at most one request outstanding, so its slot's parity against its served bit says
@@ -57,21 +63,14 @@
 // Nothing waits without a deadline (step 2's poll; the combiner never waits). A waiter that
 // gives up (the launch was aborted) returns false; the state is then not reusable.
 //
-// EARLY (lab, tests/mutex_lab.cu; 0 in the library): 1: step 1 also issues the loads of the
-// first chunk of slots before its atomic, so that the role and the requests cost one round
-// trip. Those loads are not ordered after the atomic: a load served before a request that
-// another combiner then served and released before this block's atomic could show the earlier
-// request again (its parity matches again after two more requests), so 1 is not a correct lock
-// under the PTX model, only a measure of what the round trip costs. 2: the same, and each early
-// slot that looks pending is loaded again after the role's acquire (correct: only what the
-// reload shows is served); a turn with nothing pending then costs one round trip, not two.
-// The library's kind (0) reads the slots after the atomic.
-//
-// WAIT (lab; 0 in the library): in a grid of at most CHUNK blocks, a turn that finds nothing
-// pending polls the slots for up to WAIT cycles before its fence.
+// Measured (H100, tests/gpu_i11_last.rs; bench/results/nvidia-h100/i11-primitives/last-run*):
+// from 16 blocks on the fastest mutex of the library (5.3-6.8 Mops/s to 132 blocks, 3.9 at
+// 2112, CC-Synch 2.8-3.2). At 1 to 4 blocks a single thread's instructions are on the critical
+// path: the turn's code per slot showed (chunks of 8 cost 200-400 ns a turn more than chunks
+// of 2), hence the small-grid paths above.
 //
 // Tunables: OCC_FLAT_CAPACITY (4096 blocks, at most 4159), OCC_FLAT_CHUNK (8 slots per load
-// round and at most per fence).
+// round and at most per fence from 5 blocks on).
 #pragma once
 
 #include "poll.cuh"
@@ -101,16 +100,15 @@ __device__ __forceinline__ u64 atomic_or_relaxed(u64* p, u64 v) {
 __device__ __forceinline__ void fence_acquire() { asm volatile("fence.acquire.gpu;" ::: "memory"); }
 }  // namespace flat
 
-template <class Op, unsigned EARLY = 0u, unsigned CHUNK = OCC_FLAT_CHUNK, unsigned WAIT = 0u>
+template <class Op, unsigned CHUNK = OCC_FLAT_CHUNK>
 struct FlatCombiningMutexT {
   typedef typename Op::Arg Arg;
   typedef typename Op::Result Result;
   static constexpr unsigned kPrim = Prim::FlatCombiningMutex;
   static constexpr u64 kLock = 1ull << 63;
-  static constexpr u32 kChunkMask = CHUNK >= 32u ? 0xffffffffu : (1u << CHUNK) - 1u;
   static_assert(sizeof(Arg) <= 4 && sizeof(Result) <= 4,
                 "FlatCombiningMutex: Op::Arg and Op::Result of at most 4 bytes");
-  static_assert(CHUNK >= 1u && CHUNK <= 32u, "OCC_FLAT_CHUNK: 1 to 32");
+  static_assert(CHUNK >= 2u && CHUNK <= 32u, "OCC_FLAT_CHUNK: 2 to 32");
   static_assert(OCC_FLAT_CAPACITY >= 1 && OCC_FLAT_CAPACITY <= 63 + 64 * 64,
                 "OCC_FLAT_CAPACITY: at most 4159 blocks");
 
@@ -142,10 +140,14 @@ struct FlatCombiningMutexT {
       expire(kPrim);
       return false;
     }
-    u64 early[CHUNK];
     u64 old = kLock;
+    u64 hint = 0ull;  // n == 2: the other block's slot, loaded before the role atomic
+    bool hinted = false;
     if (!delegated) {
-      if (EARLY != 0u) load_chunk(0u, early);
+      if (n == 2u) {
+        hint = ld_relaxed(req(1u - me));
+        hinted = true;
+      }
       old = flat::atomic_or_relaxed(role(), kLock);
     }
     const bool direct = !(old & kLock);  // the role, with the own request unpublished
@@ -154,6 +156,7 @@ struct FlatCombiningMutexT {
     u64* const mine = res(me);
     if (!direct) {
       // 2. Publish and wait for the result or the role.
+      hinted = false;
       ++seq;
       fence_acq_rel();
       st_relaxed(req(me), ((u64)seq << 32) | pack(arg));
@@ -189,7 +192,23 @@ struct FlatCombiningMutexT {
     delegated = false;
     if (!direct) served = served_bit(old, me) == (seq & 1u);
     if (!served) *result = op(arg);
-    turn(old, direct && EARLY != 0u, early, !direct && !served);
+    u64 w0 = old & ~kLock;
+    if (!direct && !served) {  // the own published request is served now
+      if (me < 63u) {
+        w0 ^= 1ull << me;
+      } else {
+        u64* w = extra((me - 63u) / 64u);
+        st_relaxed(w, ld_relaxed(w) ^ (1ull << ((me - 63u) % 64u)));
+      }
+    }
+    if (n <= 2u) {
+      duo(w0, hinted, hint);
+    } else if (n <= 4u) {
+      chunks<2u>(w0);
+    } else {
+      chunks<CHUNK>(w0);
+    }
+    st_relaxed(role(), w0);  // unlock (LOCK clear), behind the turn's last fence
     if (served) {
       // Its result is stored behind the previous combiner's fence; it may not be visible yet.
       const u32 want = seq;
@@ -241,122 +260,108 @@ struct FlatCombiningMutexT {
     memcpy(&v, &w, sizeof(T));
     return v;
   }
-  /// The slots of blocks base .. base + CHUNK - 1 (ld.relaxed, back to back; 0 for the own
-  /// slot and past n, which the turn skips).
-  __device__ __forceinline__ void load_chunk(u32 base, u64 (&s)[CHUNK]) const {
-#pragma unroll
-    for (u32 i = 0u; i < CHUNK; ++i) {
-      const u32 b = base + i;
-      s[i] = (b < n && b != me) ? ld_relaxed(req(b)) : 0ull;
+
+  /// The turn of a grid of at most 2 blocks: the other block's slot (`hint`, when given, was
+  /// loaded before the role atomic: only a slot that looks pending is loaded again), one fence.
+  __device__ __forceinline__ void duo(u64& w0, bool hinted, u64 hint) {
+    if (n == 2u) {
+      const u32 o = 1u - me;
+      u64 sl = hinted ? hint : ld_relaxed(req(o));
+      bool pend = (((u32)(sl >> 32)) ^ (u32)(w0 >> o)) & 1u;
+      if (pend && hinted) {  // confirm after the acquire
+        sl = ld_relaxed(req(o));
+        pend = (((u32)(sl >> 32)) ^ (u32)(w0 >> o)) & 1u;
+      }
+      if (pend) {
+        flat::fence_acquire();  // the acquire of the request
+        const Result r = op(unpack<Arg>((u32)sl));
+        w0 ^= 1ull << o;
+        fence_acq_rel();  // the release of the result, of every Op so far and of the role
+        st_relaxed(res(o), (sl & 0xffffffff00000000ull) | pack(r));
+        return;
+      }
     }
+    fence_acq_rel();  // the release of the own Op and of the role
   }
 
-  /// Served bits of blocks base .. base + CHUNK - 1 (bit i: block base + i), from the role
-  /// word's bits for blocks < 63, else from the served words (read under the role; rare: kept
-  /// out of line so that the common turn stays small in the instruction cache).
-  __device__ __forceinline__ u32 chunk_bits(u64 w0, u32 base) const {
-    if (base + CHUNK <= 63u) return (u32)(w0 >> base) & kChunkMask;
-    return chunk_bits_slow(w0, base);
-  }
-  __device__ __noinline__ u32 chunk_bits_slow(u64 w0, u32 base) const {
-    u32 bits = 0u;
-    for (u32 i = 0u; i < CHUNK; ++i) {
-      const u32 b = base + i;
-      if (b >= n) break;
-      bits |= served_bit(w0, b) << i;
-    }
-    return bits;
-  }
-  /// Flips the served bits `flip` (bit i: block base + i); blocks >= 63 in their served words
-  /// (read-modify-write under the role, before the turn's last fence).
-  __device__ __noinline__ void flip_slow(u64& w0, u32 base, u32 flip) const {
-    for (u32 i = 0u; i < CHUNK; ++i) {
-      if (!(flip & (1u << i))) continue;
-      const u32 b = base + i;
-      if (b < 63u) {
-        w0 ^= 1ull << b;
-      } else {
-        u64* w = extra((b - 63u) / 64u);
-        st_relaxed(w, ld_relaxed(w) ^ (1ull << ((b - 63u) % 64u)));
-      }
-    }
-  }
-
-  /// The combiner's turn, after its own Op: every pending request in the slots, one fence per
-  /// chunk with requests (and after the last chunk), then the unlock. `old`: R0 as the role
-  /// atomic returned it; `pre`: chunk 0 is already in `s`; `own`: flip the own served bit (the
-  /// own request was published and is now served).
-  __device__ __forceinline__ void turn(u64 old, bool pre, u64 (&s)[CHUNK], bool own = false) {
-    u64 w0 = old & ~kLock;
-    if (own) {
-      if (me < 63u) {
-        w0 ^= 1ull << me;
-      } else {
-        u64* w = extra((me - 63u) / 64u);
-        st_relaxed(w, ld_relaxed(w) ^ (1ull << ((me - 63u) % 64u)));
-      }
-    }
-    if (pre && EARLY == 2u) {
-      // Confirm: reload (after the role's acquire) each early slot that looks pending.
+  /// The turn over every other slot in chunks of C: loads back to back, the pending requests
+  /// run (served bits flipped; blocks >= 63 in their served word, kept in a register while the
+  /// scan is in it), one fence per chunk with requests and after the last, then the results.
+  template <unsigned C>
+  __device__ __forceinline__ void chunks(u64& w0) {
+    u64 s[C];
+    u32 xi = 0xffffffffu;  // the served word (of blocks >= 63) in xv
+    u64 xv = 0ull;
+    bool xdirty = false;
+    for (u32 base = 0u;; base += C) {
 #pragma unroll
-      for (u32 i = 0u; i < CHUNK; ++i) {
-        if (i < n && i != me && (((u32)(s[i] >> 32) ^ (u32)(w0 >> i)) & 1u))
-          s[i] = ld_relaxed(req(i));
-      }
-    }
-    for (u32 base = 0u;; base += CHUNK) {
-      if (!(pre && base == 0u)) load_chunk(base, s);
-      const bool last = base + CHUNK >= n;
-      const u32 bits = chunk_bits(w0, base);
-      u32 pend = 0u;  // bit i: block base + i waits
-#pragma unroll
-      for (u32 i = 0u; i < CHUNK; ++i) {
+      for (u32 i = 0u; i < C; ++i) {
         const u32 b = base + i;
-        if (b < n && b != me && ((((u32)(s[i] >> 32)) ^ (bits >> i)) & 1u)) pend |= 1u << i;
+        s[i] = (b < n && b != me) ? ld_relaxed(req(b)) : 0ull;
       }
-      if (WAIT != 0u && pend == 0u && n > 1u && n <= CHUNK) {
-        // (lab) A small grid with nothing pending: wait up to WAIT cycles for a request, so
-        // that it rides in this turn's fence.
-        const long long c0 = clock64();
-        while (pend == 0u && clock64() - c0 < (long long)WAIT) {
-          load_chunk(0u, s);
+      const bool last = base + C >= n;
+      u32 pend = 0u;  // bit i: block base + i waits (its served bit is flipped at once)
+      if (base + C <= 63u) {
+        const u32 bits = (u32)(w0 >> base);
 #pragma unroll
-          for (u32 i = 0u; i < CHUNK; ++i) {
-            if (i < n && i != me && ((((u32)(s[i] >> 32)) ^ (bits >> i)) & 1u)) pend |= 1u << i;
+        for (u32 i = 0u; i < C; ++i) {
+          const u32 b = base + i;
+          if (b < n && b != me && ((((u32)(s[i] >> 32)) ^ (bits >> i)) & 1u)) pend |= 1u << i;
+        }
+        w0 ^= (u64)pend << base;
+      } else {
+#pragma unroll
+        for (u32 i = 0u; i < C; ++i) {
+          const u32 b = base + i;
+          if (b >= n || b == me) continue;
+          const u32 sq = (u32)(s[i] >> 32);
+          if (b < 63u) {
+            if ((sq ^ (u32)(w0 >> b)) & 1u) {
+              pend |= 1u << i;
+              w0 ^= 1ull << b;
+            }
+          } else {
+            const u32 k = b - 63u;
+            if (k / 64u != xi) {
+              if (xdirty) st_relaxed(extra(xi), xv);
+              xi = k / 64u;
+              xv = ld_relaxed(extra(xi));
+              xdirty = false;
+            }
+            if ((sq ^ (u32)(xv >> (k % 64u))) & 1u) {
+              pend |= 1u << i;
+              xv ^= 1ull << (k % 64u);
+              xdirty = true;
+            }
           }
         }
       }
       if (pend != 0u) {
         flat::fence_acquire();  // the acquire of the chunk's requests
 #pragma unroll
-        for (u32 i = 0u; i < CHUNK; ++i) {
+        for (u32 i = 0u; i < C; ++i) {
           if (pend & (1u << i)) {
             const Result r = op(unpack<Arg>((u32)s[i]));
             s[i] = (s[i] & 0xffffffff00000000ull) | pack(r);
           }
         }
-        if (base + CHUNK <= 63u) {
-          w0 ^= (u64)pend << base;
-        } else {
-          flip_slow(w0, base, pend);
-        }
       }
       if (pend != 0u || last) {
+        if (last && xdirty) st_relaxed(extra(xi), xv);
         fence_acq_rel();  // the release of the results, of every Op so far and of the role
 #pragma unroll
-        for (u32 i = 0u; i < CHUNK; ++i) {
+        for (u32 i = 0u; i < C; ++i) {
           if (pend & (1u << i)) st_relaxed(res(base + i), s[i]);
         }
       }
       if (last) break;
     }
-    st_relaxed(role(), w0);  // unlock (LOCK clear), behind the last fence
   }
 };
 
-/// The library's flat-combining lock (slots read after the role atomic).
+/// The library's flat-combining lock.
 template <class Op>
-using FlatCombiningMutex = FlatCombiningMutexT<Op, 0u>;
+using FlatCombiningMutex = FlatCombiningMutexT<Op>;
 
 }  // namespace sync
 }  // namespace occ
