@@ -6,7 +6,7 @@
 # on a small smoke test. Step 1 here builds the test executable (release, stripped; no CLI) into
 # a git-ignored folder with a runner. Step 2, one device `run`:
 #   carry: [".gpu-i11-last"]   command: bash .gpu-i11-last/run.sh [steps...]
-# Steps (default: mutex barrier sanitizer; limits 60 + 90 + 2 x 15 s = 180 s at most; `mutex sanitizer` alone 90 s).
+# Steps (default: mutex barrier sanitizer; limits 40 + 34 + 2 x 8 s = 90 s at most).
 # Results: $OUT/results.tar.gz (what goes under bench/results/<gpu>/i11-primitives/<run>/) and
 # $OUT/summary.txt.
 # Environment: GPU_DIR (default <repo>/.gpu-i11-last), CARGO_TARGET_DIR.
@@ -40,11 +40,11 @@ cp "$here/STATUS" "$res/STATUS"
 steps="${*:-mutex barrier sanitizer}"
 for s in $steps; do
   case $s in
-    mutex) step i11-last-mutex 60 "$here/test-occupant-gpu_i11_last" --exact i11_last_mutex --nocapture
+    mutex) step i11-last-mutex 40 "$here/test-occupant-gpu_i11_last" --exact i11_last_mutex --nocapture
       grep -E "^  |test result|panicked|counter|failures" "$res/i11-last-mutex.log" | head -30 >>"$sum" ;;
-    barrier) step i11-last-barrier 90 "$here/test-occupant-gpu_i11_last" --exact i11_last_barrier --nocapture
+    barrier) step i11-last-barrier 34 "$here/test-occupant-gpu_i11_last" --exact i11_last_barrier --nocapture
       grep -E "^  |test result|panicked|failures" "$res/i11-last-barrier.log" | head -60 >>"$sum" ;;
-    sanitizer) sanitize_smoke 15 "$here/test-occupant-gpu_i11_last" i11_last_sanitizer_smoke ;;
+    sanitizer) sanitize_smoke 8 "$here/test-occupant-gpu_i11_last" i11_last_sanitizer_smoke ;;
     *) echo "unknown step $s" | tee -a "$sum" ;;
   esac
 done

@@ -171,8 +171,10 @@ fn i11_last_sanitizer_smoke() {
         let r = run_mutex(&gpu, MutexKind::FlatCombining, b, 128, 20, true, wd()).unwrap();
         assert_eq!(r.counter, b as u64 * 20);
     }
-    let r = run_barrier(&gpu, BarrierKind::LeanBell, 6, 128, 1, 20, true, wd()).unwrap();
-    assert_eq!(r.violations, 0);
+    for kind in [BarrierKind::LeanBell, BarrierKind::LeanPause] {
+        let r = run_barrier(&gpu, kind, 6, 128, 1, 20, true, wd()).unwrap();
+        assert_eq!(r.violations, 0);
+    }
 }
 
 #[test]
@@ -193,16 +195,11 @@ fn i11_last_barrier() {
     ];
     let kinds = [
         BarrierKind::Lean,
+        BarrierKind::LeanPause,
         BarrierKind::LeanBell,
-        BarrierKind::Replica,
         BarrierKind::Relay,
     ];
-    let labs = [
-        "lab_lines_k4",
-        "lab_lines_atom_k4",
-        "lab_lean_pb0",
-        "lab_lean_pb1",
-    ];
+    let labs = ["lab_lean_pb0"];
     let rounds = 20_000u32;
     let mut failures = Vec::new();
     let mut rows = Vec::new();
@@ -272,7 +269,7 @@ fn i11_last_barrier() {
         }
     }
     // Message passing across the lean_bell kind and two K-line barriers.
-    for l in ["lean_bell", "lab_lines_k4", "lab_lines_atom_k4"] {
+    for l in ["lean_bell", "lean_pause"] {
         for &(b, t) in &[
             (1usize, 128usize),
             (2, 128),
@@ -282,11 +279,8 @@ fn i11_last_barrier() {
             (full1024, 1024),
             (full128, 128),
         ] {
-            let r = if l == "lean_bell" {
-                run_barrier(&gpu, BarrierKind::LeanBell, b, t, 1, 300, true, wd())
-            } else {
-                run_barrier_lab(&gpu, l, b, t, 300, true, wd())
-            };
+            let kind = BarrierKind::parse(l).unwrap();
+            let r = run_barrier(&gpu, kind, b, t, 1, 300, true, wd());
             match r {
                 Ok(r) if r.violations == 0 && r.participants == b => {}
                 Ok(r) => failures.push(format!(
@@ -297,7 +291,7 @@ fn i11_last_barrier() {
             }
         }
     }
-    println!("message passing (lean_bell, lines k4, atom k4 at 1, 2, 3, 50, {sms}, {full1024}, {full128} blocks): {} failures", failures.len());
+    println!("message passing (lean_bell, lean_pause at 1, 2, 3, 50, {sms}, {full1024}, {full128} blocks): {} failures", failures.len());
     common::record("i11_last_barrier", serde_json::Value::Array(rows));
     assert!(failures.is_empty(), "{failures:#?}");
 }

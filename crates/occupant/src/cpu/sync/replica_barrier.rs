@@ -88,7 +88,8 @@ impl ReplicaBarrier {
 }
 
 /// One counter with a returned arrival (grid.sync()'s structure; the CPU twin of
-/// `occ::sync::LeanBarrier`): an arrival is a `fetch_add` (`AcqRel`); the last arrival is done
+/// `occ::sync::LeanBarrier` and of `occ::sync::LeanPauseBarrier`, whose longer pause before the
+/// first poll orders nothing): an arrival is a `fetch_add` (`AcqRel`); the last arrival is done
 /// at once (its acquire half acquires every earlier arrival through the counter's release
 /// sequence), the others poll the counter (relaxed) until it holds `episode × n`, then an
 /// `Acquire` fence.

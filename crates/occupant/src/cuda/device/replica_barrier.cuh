@@ -393,6 +393,44 @@ struct LeanBellBarrierT {
   }
 };
 
+/// LeanPauseBarrierT<DELAY, PB, EVERY> (kind lean_pause): Lean whose pause before the first
+/// poll, past one block per SM, is max(DELAY, (arrivals still missing) << PB) cycles instead of
+/// DELAY: the returned arrival says how many blocks are still to come, and an early arriver
+/// keeps its polls off the line while they arrive (the lab's pb<s>, which won at full
+/// occupancy: 1056x256 1718 ns against Lean's 1951, bench/results/nvidia-h100/i11-primitives/
+/// last-run2). At one block per SM or fewer it is Lean. Same orderings as Lean (CPU twin:
+/// occupant::cpu::sync::LeanBarrier; the pause orders nothing). State: one line.
+template <unsigned DELAY = OCC_LEAN_DELAY_CYCLES, unsigned PB = 0u,
+          unsigned EVERY = OCC_POLL_EVERY>
+struct LeanPauseBarrierT {
+  u32* line;
+  u32 n;
+  u32 epoch;
+  bool pause;
+
+  __device__ LeanPauseBarrierT(u32* state, const Env& env)
+      : line(state), n(env.num_groups), epoch(0u), pause(env.num_groups > pulse::sm_count()) {}
+
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    __syncthreads();
+    bool ok = true;
+    if (local_linear_id() == 0u) {
+      const u32 target = epoch * n;
+      const u32 old = atomic_add_acq_rel(line, 1u);
+      const int left = epoch_diff(target, old + 1u);
+      if (left > 0) {
+        if (pause) {
+          const unsigned d = (unsigned)left << PB;
+          pulse::spin_cycles(d > DELAY ? d : DELAY);
+        }
+        ok = pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanPauseBarrier, line, target);
+      }
+    }
+    return __syncthreads_and(ok) != 0;
+  }
+};
+
 /// The barriers with the library's parameters (ReplicaBarrier: one line, a red arrival by
 /// warp 0 and the poll by the last warp; LeanBarrier: one line, a returned arrival, a pause of
 /// OCC_LEAN_DELAY_CYCLES before the first poll past one block per SM).
@@ -401,6 +439,7 @@ using RelayBarrier = RelayBarrierT<>;
 using LeanBarrier = ReplicaBarrierT<1u, 1u, 0u, OCC_POLL_EVERY, true, OCC_LEAN_DELAY_CYCLES, true>;
 using LeanLinesBarrier = LeanLinesBarrierT<>;
 using LeanBellBarrier = LeanBellBarrierT<>;
+using LeanPauseBarrier = LeanPauseBarrierT<>;
 
 }  // namespace sync
 }  // namespace occ

@@ -73,6 +73,7 @@ enum Prim : unsigned {
   FlatCombiningMutex = 30,
   LeanLinesBarrier = 31,
   LeanBellBarrier = 32,
+  LeanPauseBarrier = 33,
 };
 
 /// The per-module watchdog record, shared by the host runtime and the device code.

@@ -88,6 +88,11 @@ kind_enum! {
         /// round trip more than Lean; nothing polls the arrival line while blocks arrive, for
         /// phases that end with skewed arrivals.
         LeanBell => "lean_bell", "occ::sync::LeanBellBarrier", 32;
+        /// Lean whose pause before the first poll, past one block per SM, is max(300, the
+        /// arrivals still missing) cycles (replica_barrier.cuh; the returned arrival says how
+        /// many): early arrivers keep their polls off the line while the rest arrive. Lean at
+        /// one block per SM or fewer. CPU twin: `occupant::cpu::sync::LeanBarrier`.
+        LeanPause => "lean_pause", "occ::sync::LeanPauseBarrier", 33;
     }
 }
 
@@ -185,6 +190,7 @@ impl BarrierKind {
             BarrierKind::Replica | BarrierKind::Lean => 32 * 32,
             // The arrival line and the doorbell line.
             BarrierKind::LeanBell => 64,
+            BarrierKind::LeanPause => 32,
             // 32 root lines, then OCC_RELAY_LEAVES = 480 leaf lines.
             BarrierKind::Relay => 32 * (32 + 480),
         }
