@@ -63,11 +63,11 @@
 // Nothing waits without a deadline (step 2's poll; the combiner never waits). A waiter that
 // gives up (the launch was aborted) returns false; the state is then not reusable.
 //
-// Measured (H100, tests/gpu_i11_last.rs; bench/results/nvidia-h100/i11-primitives/last-run*):
-// from 16 blocks on the fastest mutex of the library (5.3-6.8 Mops/s to 132 blocks, 3.9 at
-// 2112, CC-Synch 2.8-3.2). At 1 to 4 blocks a single thread's instructions are on the critical
-// path: the turn's code per slot showed (chunks of 8 cost 200-400 ns a turn more than chunks
-// of 2), hence the small-grid paths above.
+// Measured (H100, tests/gpu_i11_last.rs, bench/results/nvidia-h100/i11-primitives/last-run3):
+// 1.43 / 1.44 / 2.11 / 3.66 / 8.73 / 7.71 / 6.85 / 4.99 Mops/s at 1 / 2 / 4 / 8 / 16 / 132 / 528 /
+// 2112 blocks (CC-Synch 0.71 / 1.07 / 1.69 / 2.96 / 3.21 / 2.94 / 2.90 / 2.83). At 1 to 4
+// blocks a single thread's instructions are on the critical path (chunks of 8 cost 200-400 ns
+// a turn more than chunks of 2, last-run2), hence the small-grid paths above.
 //
 // Tunables: OCC_FLAT_CAPACITY (4096 blocks, at most 4159), OCC_FLAT_CHUNK (8 slots per load
 // round and at most per fence from 5 blocks on).
