@@ -116,7 +116,7 @@ fn ptxas_report(ptxas: &std::path::Path, ptx: &[u8]) -> Vec<(String, u32, u32, u
 }
 
 /// Under the 32-register cap of 8 resident blocks of 256 per SM (`-DOCC_APP_MIN_BLOCKS=8`, the
-/// H100 default), no device-loop kernel spills with the one-counter barriers lean and
+/// H100 default), no device-loop kernel spills with the one-counter barriers lean, lean_pause and
 /// hierarchical: `occ::PersistentKernel` and the occupancy-API variant keep their barrier in
 /// shared memory, so nothing of it is live in registers across the loop. (pagerank's own
 /// tile loop may spill up to 16 bytes; larger barriers' code costs a few bytes more there.) Needs NVRTC and ptxas (skips without either, unless
@@ -139,7 +139,11 @@ fn device_loop_kernels_do_not_spill_at_full_occupancy() {
         eprintln!("skipping: no ptxas (WITH_PTXAS=1 scripts/setup-nvrtc.sh)");
         return;
     };
-    for kind in [BarrierKind::Lean, BarrierKind::Hierarchical] {
+    for kind in [
+        BarrierKind::Lean,
+        BarrierKind::LeanPause,
+        BarrierKind::Hierarchical,
+    ] {
         let opts = CompileOptions::default()
             .option("-DOCC_APP_MIN_BLOCKS=8")
             .option(format!("-DOCC_POLL_PAUSE_SHIFT={APP_POLL_PAUSE_SHIFT}"))

@@ -1,11 +1,12 @@
 //! Loom model of the replicated-counter barriers (`occupant::cpu::sync::ReplicaBarrier`,
-//! `LeanBarrier` and `RelayBarrier`, the CPU twins of `occ::sync::ReplicaBarrier` /
-//! `LeanBarrier` / `RelayBarrier`): loom threads
+//! `LeanBarrier`, `LeanBellBarrier` and `RelayBarrier`, the CPU twins of
+//! `occ::sync::ReplicaBarrier` / `LeanBarrier` / `LeanBellBarrier` / `RelayBarrier`): loom threads
 //! act as the representatives of 2–3 groups over one and two episodes, with one and two
 //! replicated counters (and leaves of one and two groups for the relay); every (non-atomic)
 //! write before an episode must be visible to every read after it, in every interleaving and
 //! reads-from choice the C11 model allows (relaxed polls followed by an acquire fence, as the
-//! GPU's `ld.relaxed` + `fence.acquire`).
+//! GPU's `ld.relaxed` + `fence.acquire`). lean_bell: acquiring after the doorbell alone (without
+//! the read of the counter) makes both of its models fail.
 //!
 //! Run with `scripts/loom.sh` (`RUSTFLAGS="--cfg loom" cargo test --release --test
 //! loom_replica_barrier`).
@@ -17,7 +18,9 @@ use loom_common::{builder, LoomWait};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
-use occupant::cpu::sync::{ClusterLeanBarrier, LeanBarrier, RelayBarrier, ReplicaBarrier};
+use occupant::cpu::sync::{
+    ClusterLeanBarrier, LeanBarrier, LeanBellBarrier, RelayBarrier, ReplicaBarrier,
+};
 
 trait Bar: Send + Sync + 'static {
     fn wait(&self, g: usize, n: usize);
@@ -32,6 +35,12 @@ impl Bar for ReplicaBarrier {
 impl Bar for LeanBarrier {
     fn wait(&self, g: usize, n: usize) {
         LeanBarrier::wait(self, g, n, &LoomWait)
+    }
+}
+
+impl Bar for LeanBellBarrier {
+    fn wait(&self, g: usize, n: usize) {
+        LeanBellBarrier::wait(self, g, n, &LoomWait)
     }
 }
 
@@ -95,6 +104,16 @@ fn lean_two_groups() {
 #[test]
 fn lean_three_groups() {
     check(|| LeanBarrier::new(3), 3, 1, 3);
+}
+
+#[test]
+fn lean_bell_two_groups() {
+    check(|| LeanBellBarrier::new(2), 2, 2, 3);
+}
+
+#[test]
+fn lean_bell_three_groups() {
+    check(|| LeanBellBarrier::new(3), 3, 1, 3);
 }
 
 #[test]

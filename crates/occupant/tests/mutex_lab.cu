@@ -607,3 +607,8 @@ LAB_COMB(lab_comb_lean_norel4, lab::LeanCombining<false, 4>)
 LAB_COMB(lab_comb_lean_fence4, lab::LeanCombining<true, 4, false, 1u>)
 LAB_COMB(lab_comb_lean_sleep4, lab::LeanCombining<true, 4, false, 400u>)
 LAB_COMB(lab_comb_lean_r16, lab::LeanCombining<true, 16>)
+// Run 3 (i11-last-misses): the flat-combining lock (flat_combining_mutex.cuh) with chunks of 2,
+// 4 and 8 (the library's) slots from 5 blocks on.
+LAB_COMB(lab_flat, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 8u>)
+LAB_COMB(lab_flat_c4, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 4u>)
+LAB_COMB(lab_flat_c2, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 2u>)

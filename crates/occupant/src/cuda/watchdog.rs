@@ -90,7 +90,7 @@ impl Control {
 }
 
 /// The primitive ids of `occ::Prim` (device/watchdog.cuh), in order.
-pub const PRIMITIVES: [&str; 30] = [
+pub const PRIMITIVES: [&str; 34] = [
     "user",
     "naive_barrier",
     "xf_barrier",
@@ -121,6 +121,10 @@ pub const PRIMITIVES: [&str; 30] = [
     "relay_barrier",
     "lean_barrier",
     "combining_mutex",
+    "flat_combining_mutex",
+    "lean_lines_barrier",
+    "lean_bell_barrier",
+    "lean_pause_barrier",
 ];
 
 /// The name of device primitive id `id` (`occ::Prim`), `"unknown"` for an id not in the table.

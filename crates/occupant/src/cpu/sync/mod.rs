@@ -44,7 +44,7 @@
 //! | --- | --- | --- |
 //! | discovery | quiescent ([`QuiescentDiscovery`]), seed 001's over any [`MutexKind`] with a delay ([`LockedDiscovery`]) | quiescent, with the executor's occupancy hint |
 //! | barrier | [`XfBarrier`], [`AtomicBarrier`], [`TreeBarrier`] | XF; per shape: [`Barrier::with_default_kind_for`] |
-//! | mutex | spin, spin+backoff ([`SpinMutex`]), ticket, ticket+backoff ([`TicketMutex`]), cohort ([`CohortMutex`]); MCS cohort, plain and lazy ([`McsCohortMutex`], the GPU's cluster-cohort twin, not in [`MutexKind`]: it needs each caller's cohort and member); combining ([`CombiningMutex`], the twin of `occ::sync::CombiningMutex<Op>`: the caller hands over the critical section as a closure, so it is not a lock/unlock [`MutexKind`]) | ticket; per shape: [`Mutex::with_default_kind_for`] |
+//! | mutex | spin, spin+backoff ([`SpinMutex`]), ticket, ticket+backoff ([`TicketMutex`]), cohort ([`CohortMutex`]); MCS cohort, plain and lazy ([`McsCohortMutex`], the GPU's cluster-cohort twin, not in [`MutexKind`]: it needs each caller's cohort and member); combining ([`CombiningMutex`], the twin of `occ::sync::CombiningMutex<Op>`: the caller hands over the critical section as a closure, so it is not a lock/unlock [`MutexKind`]); flat combining ([`FlatCombiningMutex`], the twin of `occ::sync::FlatCombiningMutex<Op>`, same API) | ticket; per shape: [`Mutex::with_default_kind_for`] |
 //! | semaphore | spin, spin+backoff ([`SpinSemaphore`]), sleeping ([`SleepingSemaphore`]) | sleeping |
 
 pub mod atomic;
@@ -58,6 +58,7 @@ mod discovery;
 mod discovery_kind;
 mod discovery_recall;
 mod environment;
+mod flat_combining_mutex;
 mod group_ops;
 mod locked_discovery;
 mod mcs_cohort_mutex;
@@ -86,11 +87,16 @@ pub use discovery::{Discovered, Discovery, NON_PARTICIPATING};
 pub use discovery_kind::DiscoveryKind;
 pub use discovery_recall::{measure_discovery, DiscoveryRun};
 pub use environment::Participation;
+pub use flat_combining_mutex::{
+    FlatCombiningMutex, FLAT_COMBINING_CHUNK, FLAT_COMBINING_MAX_PARTICIPANTS,
+};
 pub use locked_discovery::LockedDiscovery;
 pub use mcs_cohort_mutex::{McsCohortMutex, MCS_COHORT_PASSES};
 pub use mutex::{Mutex, MutexKind, RawMutex};
 pub use quiescent_discovery::QuiescentDiscovery;
-pub use replica_barrier::{ClusterLeanBarrier, LeanBarrier, RelayBarrier, ReplicaBarrier};
+pub use replica_barrier::{
+    ClusterLeanBarrier, LeanBarrier, LeanBellBarrier, RelayBarrier, ReplicaBarrier,
+};
 pub use semaphore::{RawSemaphore, Semaphore, SemaphoreKind};
 pub use shape_defaults::cpu_shape_table;
 pub use sleeping_semaphore::SleepingSemaphore;

@@ -1,5 +1,5 @@
 //! Replicated-counter barriers: the CPU twins of the CUDA backend's `occ::sync::ReplicaBarrier`,
-//! `occ::sync::LeanBarrier` and `occ::sync::RelayBarrier` (`src/cuda/device/replica_barrier.cuh`), with the same
+//! `occ::sync::LeanBarrier`, `occ::sync::LeanBellBarrier` and `occ::sync::RelayBarrier` (`src/cuda/device/replica_barrier.cuh`), with the same
 //! structure and orderings, model-checked by tests/loom_replica_barrier.rs.
 
 use super::atomic::{fence, AtomicUsize, Ordering};
@@ -88,7 +88,8 @@ impl ReplicaBarrier {
 }
 
 /// One counter with a returned arrival (grid.sync()'s structure; the CPU twin of
-/// `occ::sync::LeanBarrier`): an arrival is a `fetch_add` (`AcqRel`); the last arrival is done
+/// `occ::sync::LeanBarrier` and of `occ::sync::LeanPauseBarrier`, whose longer pause before the
+/// first poll orders nothing): an arrival is a `fetch_add` (`AcqRel`); the last arrival is done
 /// at once (its acquire half acquires every earlier arrival through the counter's release
 /// sequence), the others poll the counter (relaxed) until it holds `episode × n`, then an
 /// `Acquire` fence.
@@ -130,6 +131,61 @@ impl LeanBarrier {
         let old = self.counter.fetch_add(1, Ordering::AcqRel);
         if old.wrapping_add(1) != target {
             wait_for(&self.counter, target, waiter, "lean_barrier");
+        }
+    }
+}
+
+/// [`LeanBarrier`] whose waiters poll a doorbell apart from the counter (the CPU twin of
+/// `occ::sync::LeanBellBarrier`): an arrival is a `fetch_add` (`AcqRel`); the last arrival
+/// stores the episode into the doorbell (`Relaxed`: it orders nothing); the others poll the
+/// doorbell (relaxed) until it shows the episode, then the counter (relaxed) until it holds
+/// `episode × n` (on the GPU one load, which already sees it), then an `Acquire` fence, which
+/// acquires every arrival through the counter's release sequence.
+///
+/// ```
+/// use occupant::cpu::sync::{LeanBellBarrier, SpinWait};
+/// let b = LeanBellBarrier::new(4);
+/// b.wait(0, 1, &SpinWait::default());
+/// assert_eq!(b.capacity(), 4);
+/// ```
+#[derive(Debug)]
+pub struct LeanBellBarrier {
+    counter: CachePadded<AtomicUsize>,
+    bell: CachePadded<AtomicUsize>,
+    episode: Vec<AtomicUsize>,
+}
+
+impl LeanBellBarrier {
+    /// A barrier for up to `capacity` participating groups (at least 1).
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            counter: CachePadded::new(AtomicUsize::new(0)),
+            bell: CachePadded::new(AtomicUsize::new(0)),
+            episode: (0..capacity.max(1)).map(|_| AtomicUsize::new(0)).collect(),
+        }
+    }
+
+    /// The largest number of groups this barrier can synchronise.
+    pub fn capacity(&self) -> usize {
+        self.episode.len()
+    }
+
+    /// As [`ReplicaBarrier::wait`].
+    pub fn wait<W: Wait>(&self, p_group_id: usize, p_num_groups: usize, waiter: &W) {
+        debug_assert!(p_num_groups <= self.capacity() && p_group_id < p_num_groups);
+        let e = self.episode[p_group_id]
+            .load(Ordering::Relaxed)
+            .wrapping_add(1);
+        self.episode[p_group_id].store(e, Ordering::Relaxed);
+        let target = e.wrapping_mul(p_num_groups);
+        let old = self.counter.fetch_add(1, Ordering::AcqRel);
+        if old.wrapping_add(1) == target {
+            self.bell.store(e, Ordering::Relaxed);
+        } else {
+            waiter.spin_until("lean_bell_barrier", || {
+                at_least(self.bell.load(Ordering::Relaxed), e)
+            });
+            wait_for(&self.counter, target, waiter, "lean_bell_barrier");
         }
     }
 }

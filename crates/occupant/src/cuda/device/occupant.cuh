@@ -11,6 +11,7 @@
 #include "cohort_mutex.cuh"
 #include "combining_barrier.cuh"
 #include "combining_mutex.cuh"
+#include "flat_combining_mutex.cuh"
 #include "coop.cuh"
 #include "discovery.cuh"
 #include "forkjoin.cuh"

@@ -20,6 +20,7 @@
 #include "cluster_barrier.cuh"
 #include "cohort_mutex.cuh"
 #include "combining_mutex.cuh"
+#include "flat_combining_mutex.cuh"
 #include "combining_barrier.cuh"
 #include "discovery.cuh"
 #include "hierarchical_barrier.cuh"

@@ -20,7 +20,7 @@
 //
 // State: the module global `occ_persistent` (C linkage): the hint, then the barrier's words
 // (XF: arrive + go per group; atomic: 64 words; hierarchical: 32 words; gather / spread 8192;
-// replica / lean 1024; relay 16384; not tree, whose 24672 words do not fit), at most
+// replica / lean 1024; lean_bell 64; lean_pause 32; relay 16384; not tree, whose 24672 words do not fit), at most
 // OCC_PERSISTENT_MAX_GROUPS participating blocks (the host checks the grid against it).
 #pragma once
 
@@ -69,10 +69,14 @@ typedef sync::ReplicaBarrier PersistentBarrier;  // 1024 words
 typedef sync::RelayBarrier PersistentBarrier;  // 16384 words (OCC_RELAY_LEAVES = 480)
 #elif OCC_PERSISTENT_BARRIER == 28
 typedef sync::LeanBarrier PersistentBarrier;  // 1024 words
+#elif OCC_PERSISTENT_BARRIER == 32
+typedef sync::LeanBellBarrier PersistentBarrier;  // 64 words
+#elif OCC_PERSISTENT_BARRIER == 33
+typedef sync::LeanPauseBarrier PersistentBarrier;  // 32 words
 #elif OCC_PERSISTENT_BARRIER == 4
 typedef sync::HierarchicalBarrier PersistentBarrier;
 #else
-#error "OCC_PERSISTENT_BARRIER: occ::PersistentKernel holds state for kinds 2, 3, 4, 17, 18, 26, 27, 28"
+#error "OCC_PERSISTENT_BARRIER: occ::PersistentKernel holds state for kinds 2, 3, 4, 17, 18, 26, 27, 28, 32, 33"
 #endif
 
 /// A barrier object kept in shared memory, one copy per block, instead of in every thread's

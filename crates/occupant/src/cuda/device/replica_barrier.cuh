@@ -306,12 +306,160 @@ struct RelayBarrierT {
   }
 };
 
+/// LeanLinesBarrierT<K, DELAY, EVERY> (kind lean_lines): Lean with the arrivals spread over K
+/// lines. Thread 0 of block g arrives with red.release.gpu.add on line g mod k (k = min(K, n));
+/// lanes l < k of warp 0 then poll line l (ld.relaxed, the clock every EVERY polls) until it
+/// reaches epoch * (the blocks of line l), each followed by fence.acquire.gpu, and the block
+/// meets on bar.red.and. A line takes n / k arrivals and every block's poll of it, instead of
+/// n and n: at 132 blocks of 1024 threads one line's 132 arrivals and pollers queue. Ordering:
+/// a block's writes -> (bar.sync) thread 0 -> (red.release, a release sequence on its line)
+/// the lane that polls that line in every block -> (fence.acquire, bar.red) every thread.
+/// DELAY cycles before the first poll when n > %nsmid (as Lean). ATOM (lab): a returned
+/// atom.acq_rel.gpu instead of the red, the polls after it returned. State: up to 32 lines.
+#ifndef OCC_LEAN_LINES
+#define OCC_LEAN_LINES 4
+#endif
+template <unsigned K = OCC_LEAN_LINES, unsigned DELAY = OCC_LEAN_DELAY_CYCLES,
+          unsigned EVERY = OCC_POLL_EVERY, bool ATOM = false>
+struct LeanLinesBarrierT {
+  static_assert(K >= 1u && K <= 32u, "OCC_LEAN_LINES: 1 to 32 (lanes of warp 0)");
+  u32* lines;
+  u32* own;     // line g mod k
+  u32 k;        // lines in use
+  u32 polled;   // blocks arriving on the line this thread polls (lanes < k of warp 0)
+  u32 epoch;
+  unsigned delay;
+
+  __device__ LeanLinesBarrierT(u32* state, const Env& env) : lines(state), epoch(0u) {
+    const u32 n = env.num_groups;
+    const u32 nt = local_count();  // a lane per line: at most the block's threads
+    k = n < K ? n : K;
+    if (k > nt) k = nt;
+    if (k == 0u) k = 1u;
+    own = lines + (env.group_id % k) * pulse::kLine;
+    const u32 l = local_linear_id();
+    polled = l < k ? (n - l + k - 1u) / k : 0u;
+    delay = n > pulse::sm_count() ? DELAY : 0u;
+  }
+
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    const unsigned t = local_linear_id();
+    __syncthreads();
+    bool ok = true;
+    if (t == 0u) {
+      if (ATOM) {
+        // A returned atom.acq_rel.gpu: warp 0 polls only once the arrival is done.
+        const u32 old = atomic_add_acq_rel(own, 1u);
+        asm volatile("" ::"r"(old));
+      } else {
+        pulse::red_add_release(own, 1u);
+      }
+    }
+    if (ATOM && t < 32u) {
+      const unsigned nt = local_count();
+      __syncwarp(nt >= 32u ? 0xffffffffu : (1u << nt) - 1u);
+    }
+    if (t < k) {
+      if (delay != 0u) pulse::spin_cycles(delay);
+      ok = pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanLinesBarrier, lines + t * pulse::kLine,
+                                                epoch * polled);
+    }
+    return __syncthreads_and(ok) != 0;
+  }
+};
+
+/// LeanBellBarrierT<DELAY, EVERY> (kind lean_bell): Lean whose waiters poll a line apart from
+/// the arrivals (a doorbell), for phases whose blocks arrive skewed, where the early blocks'
+/// polls of the arrival line slow the stragglers' arrivals on it. Thread 0 of each block
+/// arrives with a returned atom.acq_rel.gpu.add on line 0; the last arriver (its atom acquired
+/// every arrival) stores the epoch into line 1 (st.relaxed: a doorbell, no MEMBAR); the others
+/// pause DELAY cycles when n > %nsmid, poll line 1 (relaxed, the clock every EVERY polls) until
+/// it shows the epoch, then load line 0 until it shows every arrival (one round trip: it
+/// already does) and fence.acquire.gpu: the acquire of every block's release on line 0 (its RMW
+/// chain), so the doorbell itself orders nothing. The block meets on bar.red.and. One round trip
+/// more than Lean for the pollers; nothing polls the arrival line while arrivals come.
+/// State: 2 lines (64 u32 words).
+template <unsigned DELAY = OCC_LEAN_DELAY_CYCLES, unsigned EVERY = OCC_POLL_EVERY>
+struct LeanBellBarrierT {
+  u32* line;  // arrivals
+  u32* bell;  // the epoch of the last completed barrier
+  u32 n;
+  u32 epoch;
+  unsigned delay;
+
+  __device__ LeanBellBarrierT(u32* state, const Env& env)
+      : line(state), bell(state + pulse::kLine), n(env.num_groups), epoch(0u) {
+    delay = n > pulse::sm_count() ? DELAY : 0u;
+  }
+
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    const u32 e = epoch;
+    __syncthreads();
+    bool ok = true;
+    if (local_linear_id() == 0u) {
+      const u32 target = e * n;
+      const u32 old = atomic_add_acq_rel(line, 1u);
+      if (epoch_diff(old + 1u, target) >= 0) {
+        st_relaxed(bell, e);  // the last arriver rings
+      } else {
+        if (delay != 0u) pulse::spin_cycles(delay);
+        ok = pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanBellBarrier, bell, e) &&
+             pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanBellBarrier, line, target);
+      }
+    }
+    return __syncthreads_and(ok) != 0;
+  }
+};
+
+/// LeanPauseBarrierT<DELAY, PB, EVERY> (kind lean_pause): Lean whose pause before the first
+/// poll, past one block per SM, is max(DELAY, (arrivals still missing) << PB) cycles instead of
+/// DELAY: the returned arrival says how many blocks are still to come, and an early arriver
+/// keeps its polls off the line while they arrive (the lab's pb<s>, which won at full
+/// occupancy: 1056x256 1718 ns against Lean's 1951, bench/results/nvidia-h100/i11-primitives/
+/// last-run2). At one block per SM or fewer it is Lean. Same orderings as Lean (CPU twin:
+/// occupant::cpu::sync::LeanBarrier; the pause orders nothing). State: one line.
+template <unsigned DELAY = OCC_LEAN_DELAY_CYCLES, unsigned PB = 0u,
+          unsigned EVERY = OCC_POLL_EVERY>
+struct LeanPauseBarrierT {
+  u32* line;
+  u32 n;
+  u32 epoch;
+  bool pause;
+
+  __device__ LeanPauseBarrierT(u32* state, const Env& env)
+      : line(state), n(env.num_groups), epoch(0u), pause(env.num_groups > pulse::sm_count()) {}
+
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    __syncthreads();
+    bool ok = true;
+    if (local_linear_id() == 0u) {
+      const u32 target = epoch * n;
+      const u32 old = atomic_add_acq_rel(line, 1u);
+      const int left = epoch_diff(target, old + 1u);
+      if (left > 0) {
+        if (pause) {
+          const unsigned d = (unsigned)left << PB;
+          pulse::spin_cycles(d > DELAY ? d : DELAY);
+        }
+        ok = pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanPauseBarrier, line, target);
+      }
+    }
+    return __syncthreads_and(ok) != 0;
+  }
+};
+
 /// The barriers with the library's parameters (ReplicaBarrier: one line, a red arrival by
 /// warp 0 and the poll by the last warp; LeanBarrier: one line, a returned arrival, a pause of
 /// OCC_LEAN_DELAY_CYCLES before the first poll past one block per SM).
 using ReplicaBarrier = ReplicaBarrierT<>;
 using RelayBarrier = RelayBarrierT<>;
 using LeanBarrier = ReplicaBarrierT<1u, 1u, 0u, OCC_POLL_EVERY, true, OCC_LEAN_DELAY_CYCLES, true>;
+using LeanLinesBarrier = LeanLinesBarrierT<>;
+using LeanBellBarrier = LeanBellBarrierT<>;
+using LeanPauseBarrier = LeanPauseBarrierT<>;
 
 }  // namespace sync
 }  // namespace occ

@@ -70,6 +70,10 @@ enum Prim : unsigned {
   RelayBarrier = 27,
   LeanBarrier = 28,
   CombiningMutex = 29,
+  FlatCombiningMutex = 30,
+  LeanLinesBarrier = 31,
+  LeanBellBarrier = 32,
+  LeanPauseBarrier = 33,
 };
 
 /// The per-module watchdog record, shared by the host runtime and the device code.

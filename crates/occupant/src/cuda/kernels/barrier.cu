@@ -117,6 +117,19 @@ OCC_LAB_LEAN(pb0, 0, 0)
 OCC_LAB_LEAN(pb1, 0, 1)
 OCC_LAB_LEAN(pb2, 0, 2)
 OCC_LAB_LEAN(pb1_w300, 300, 1)
+// Run 5 (i11-last-misses): Lean over K lines (LeanLinesBarrierT), every block polls every line.
+#define OCC_LAB_LINES(K)                                              \
+  using LabLines_k##K = occ::sync::LeanLinesBarrierT<K>;              \
+  OCC_BARRIER_KERNEL(lab_lines_k##K, LabLines_k##K)
+OCC_LAB_LINES(2)
+OCC_LAB_LINES(4)
+OCC_LAB_LINES(8)
+OCC_LAB_LINES(16)
+OCC_LAB_LINES(32)
+using LabLinesAtom_k4 = occ::sync::LeanLinesBarrierT<4, OCC_LEAN_DELAY_CYCLES, OCC_POLL_EVERY, true>;
+OCC_BARRIER_KERNEL(lab_lines_atom_k4, LabLinesAtom_k4)
+using LabLinesAtom_k8 = occ::sync::LeanLinesBarrierT<8, OCC_LEAN_DELAY_CYCLES, OCC_POLL_EVERY, true>;
+OCC_BARRIER_KERNEL(lab_lines_atom_k8, LabLinesAtom_k8)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between
@@ -227,6 +240,8 @@ OCC_BARRIER_KERNEL(barrier_spread, occ::sync::SpreadBarrier)
 OCC_BARRIER_KERNEL(barrier_replica, occ::sync::ReplicaBarrier)
 OCC_BARRIER_KERNEL(barrier_relay, occ::sync::RelayBarrier)
 OCC_BARRIER_KERNEL(barrier_lean, occ::sync::LeanBarrier)
+OCC_BARRIER_KERNEL(barrier_lean_bell, occ::sync::LeanBellBarrier)
+OCC_BARRIER_KERNEL(barrier_lean_pause, occ::sync::LeanPauseBarrier)
 
 // The unsafe baseline: a barrier over every launched block, without discovery. Launched with
 // more blocks than can be resident it cannot complete; the watchdog ends it (Error::Deadlock).

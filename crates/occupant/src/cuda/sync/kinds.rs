@@ -82,6 +82,17 @@ kind_enum! {
         /// polls with the clock checked every 16, one `fence.acquire` (no exit fence), and a
         /// 300-cycle pause before the first poll when there are more blocks than SMs.
         Lean => "lean", "occ::sync::LeanBarrier", 28;
+        /// Lean whose waiters poll a doorbell line apart from the arrivals
+        /// (replica_barrier.cuh): the last arriver stores the epoch there (relaxed), the
+        /// others poll it, then read the arrival line once (relaxed) and `fence.acquire`. One
+        /// round trip more than Lean; nothing polls the arrival line while blocks arrive, for
+        /// phases that end with skewed arrivals.
+        LeanBell => "lean_bell", "occ::sync::LeanBellBarrier", 32;
+        /// Lean whose pause before the first poll, past one block per SM, is max(300, the
+        /// arrivals still missing) cycles (replica_barrier.cuh; the returned arrival says how
+        /// many): early arrivers keep their polls off the line while the rest arrive. Lean at
+        /// one block per SM or fewer. CPU twin: `occupant::cpu::sync::LeanBarrier`.
+        LeanPause => "lean_pause", "occ::sync::LeanPauseBarrier", 33;
     }
 }
 
@@ -118,6 +129,13 @@ kind_enum! {
         /// the critical section is the functor `Op` of `occ::sync::CombiningMutex<Op>`
         /// (`apply(arg)` returns its result), so it is never a default for [`super::Mutex`].
         Combining => "combining", "occ::sync::CombiningMutex", 29;
+        /// Flat-combining (delegation) lock (flat_combining_mutex.cuh): one request slot per
+        /// block and a role word; the block that takes the role runs its own critical section
+        /// unpublished, then every request published in the slots, with one fence per turn
+        /// (per 8 requests). The other block's request at 2 blocks rides in the combiner's
+        /// turn. Functor API as [`MutexKind::Combining`] (`occ::sync::FlatCombiningMutex<Op>`,
+        /// argument and result of at most 4 bytes), so never a default for [`super::Mutex`].
+        FlatCombining => "flat_combining", "occ::sync::FlatCombiningMutex", 30;
     }
 }
 
@@ -170,10 +188,23 @@ impl BarrierKind {
             BarrierKind::Gather | BarrierKind::Spread => 32 * 2 * 128,
             // Up to OCC_REPLICA_LINES = 32 lines (the default uses one).
             BarrierKind::Replica | BarrierKind::Lean => 32 * 32,
+            // The arrival line and the doorbell line.
+            BarrierKind::LeanBell => 64,
+            BarrierKind::LeanPause => 32,
             // 32 root lines, then OCC_RELAY_LEAVES = 480 leaf lines.
             BarrierKind::Relay => 32 * (32 + 480),
         }
     }
+}
+
+/// Blocks a flat-combining lock's default state serves (`OCC_FLAT_CAPACITY`).
+pub const FLAT_COMBINING_CAPACITY: usize = 4096;
+
+/// u32 words of a flat-combining lock's state for `capacity` blocks: 5 lines (the role word,
+/// the served words), then a request and a result word (u64) per block
+/// (`occ::sync::flat_combining_state_words`).
+pub fn flat_combining_state_words(capacity: usize) -> usize {
+    160 + 4 * capacity
 }
 
 /// Blocks a combining lock's default state serves (`OCC_COMBINING_CAPACITY`).
@@ -230,13 +261,23 @@ impl MutexKind {
             | MutexKind::McsCohort
             | MutexKind::LazyCohort => 64,
             MutexKind::Combining => combining_state_words(COMBINING_CAPACITY),
+            MutexKind::FlatCombining => flat_combining_state_words(FLAT_COMBINING_CAPACITY),
         }
     }
 
     /// Whether the kind is a lock/unlock mutex (`lock()`/`unlock()`, usable with
-    /// `occ::block_lock`); false for the combining lock, whose critical section is a functor.
+    /// `occ::block_lock`); false for the combining locks, whose critical section is a functor.
     pub fn is_lock(self) -> bool {
-        self != MutexKind::Combining
+        !matches!(self, MutexKind::Combining | MutexKind::FlatCombining)
+    }
+
+    /// The blocks its default state serves (`None`: any number).
+    pub fn capacity(self) -> Option<usize> {
+        match self {
+            MutexKind::Combining => Some(COMBINING_CAPACITY),
+            MutexKind::FlatCombining => Some(FLAT_COMBINING_CAPACITY),
+            _ => None,
+        }
     }
 
     /// Whether the kind's cohorts are thread-block clusters (launch it with clusters to gain;
@@ -299,6 +340,20 @@ mod tests {
         )));
         assert_eq!(combining_state_words(1), 97);
         assert!(!MutexKind::Combining.is_lock() && MutexKind::Spin.is_lock());
+    }
+
+    #[test]
+    fn flat_combining_state_matches_the_header() {
+        let h = crate::cuda::header("flat_combining_mutex.cuh").unwrap();
+        assert!(h.contains("return 160u + 4u * capacity;"));
+        assert!(h.contains(&format!(
+            "#define OCC_FLAT_CAPACITY {FLAT_COMBINING_CAPACITY}"
+        )));
+        assert!(!MutexKind::FlatCombining.is_lock());
+        assert_eq!(
+            MutexKind::FlatCombining.capacity(),
+            Some(FLAT_COMBINING_CAPACITY)
+        );
     }
 
     #[test]

@@ -19,8 +19,8 @@ pub use kernels::{
     MEMORY_BENCH_CU, MUTEX_CU, SEMAPHORE_CU,
 };
 pub use kinds::{
-    combining_state_words, BarrierKind, DiscoveryMethod, MutexKind, SemaphoreKind,
-    COMBINING_CAPACITY,
+    combining_state_words, flat_combining_state_words, BarrierKind, DiscoveryMethod, MutexKind,
+    SemaphoreKind, COMBINING_CAPACITY, FLAT_COMBINING_CAPACITY,
 };
 pub use machine::{
     results_dir_name, slug, Access, Characteristics, Defaults, MachineAbstraction, MemoryTiming,

@@ -132,7 +132,8 @@ pub fn run_barrier(
 /// their first issues in cycles, relay fan-in; e: polls between clock checks, atom: a returned
 /// arrival, w: cycles before the first poll), the lean barrier's refinements (`lab_lean_flag…`:
 /// a shared flag and bar.sync instead of bar.red.and; `pb<s>`: a pause of (missing arrivals)
-/// << s cycles before the first poll), to measure what each part of the design buys. Run 3
+/// << s cycles before the first poll; `lab_lines_k<K>`: Lean over K lines, every block polling
+/// every line), to measure what each part of the design buys. Run 3
 /// (i11-barrier-fast) keeps the variants that won in runs 1 and 2 (the rest stay compiled).
 pub const BARRIER_LAB: &[&str] = &[
     "lab_replica_r1_d1_e16",
@@ -147,6 +148,13 @@ pub const BARRIER_LAB: &[&str] = &[
     "lab_lean_pb1",
     "lab_lean_pb2",
     "lab_lean_pb1_w300",
+    "lab_lines_k2",
+    "lab_lines_k4",
+    "lab_lines_k8",
+    "lab_lines_k16",
+    "lab_lines_k32",
+    "lab_lines_atom_k4",
+    "lab_lines_atom_k8",
 ];
 
 /// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every
@@ -459,10 +467,9 @@ pub fn run_mutex_clustered(
             "a mutex run needs at least one block".into(),
         ));
     }
-    if kind == MutexKind::Combining && blocks > super::kinds::COMBINING_CAPACITY {
+    if let Some(cap) = kind.capacity().filter(|&c| blocks > c) {
         return Err(Error::InvalidLaunch(format!(
-            "the combining mutex's state serves at most {} blocks, not {blocks}",
-            super::kinds::COMBINING_CAPACITY
+            "the {kind} mutex's state serves at most {cap} blocks, not {blocks}"
         )));
     }
     let launched = blocks.div_ceil(cluster as usize) * cluster as usize;
@@ -515,6 +522,8 @@ pub fn run_mutex_clustered(
         MutexKind::Combining => {
             st.get(32 * (1 + (st[0] & 0x1fff) as usize)) == Some(&(((st[0] >> 13) & 511) << 1))
         }
+        // The role word's LOCK bit (bit 63) is clear.
+        MutexKind::FlatCombining => st[1] >> 31 == 0,
         _ => st[0] == st[32],
     };
     Ok(MutexRun {
