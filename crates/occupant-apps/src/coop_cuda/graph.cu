@@ -218,12 +218,16 @@ extern "C" __global__ void coop_mis(occ::coop::State* st, occ::coop::Mailbox* mb
 
 extern "C" __global__ void coop_pagerank(occ::coop::State* st, occ::coop::Mailbox* mb,
                                          GRAPH_PARAMS, double* rank, double* contrib,
-                                         const double* inv_deg, double* acc, double* l1, u32* ctl,
-                                         u32 max_iterations, double base, double d, double tol,
+                                         const double* inv_deg, double* acc, double* l1,
+                                         const u64* tcost, u32* ctl, u32 max_iterations,
+                                         double base, double d, double tol,
                                          u32 rounds, const double* expect, double check_tol,
                                          u32* checks, u32* iters, u32 mode) {
   OCC_COOP_ENTER
   MAKE_GRAPH;
+  // tcost (the device loops' tile ranges of equal cost) is not used: the cooperative kernel
+  // keeps pr_phase0's grid-stride tiles, as its groups come and go between phases.
+  (void)tcost;
   occ_app::IterBody<occ_app::PageRankApp> body = {
       {g, rank, contrib, inv_deg, acc, l1, base, d, tol, expect, check_tol}, ctl,
       max_iterations, rounds, checks, iters};
