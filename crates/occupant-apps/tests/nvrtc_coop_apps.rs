@@ -45,3 +45,63 @@ fn cooperative_apps_compile() {
         }
     }
 }
+
+/// The parameters of every `.entry` of a PTX text: (kernel name, parameter count).
+fn ptx_entries(ptx: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut rest = ptx;
+    while let Some(i) = rest.find(".entry ") {
+        let after = &rest[i + ".entry ".len()..];
+        let open = after.find('(').expect("an .entry has a parameter list");
+        let close = after.find(')').expect("an .entry's parameter list ends");
+        let name = after[..open].trim().to_string();
+        let params = after[open..close].matches(".param").count();
+        out.push((name, params));
+        rest = &after[close..];
+    }
+    out
+}
+
+/// The host launches `coop_<app>` with `CudaInput::args` — exactly the parameters of the app's
+/// host-loop kernel (`<app>_step…`, the same program) — followed by the cooperative kernel's own
+/// (`GpuGraphApp::start` in coop_cuda/graph.rs): the scheduler's State* and Mailbox* in front,
+/// then rounds, bc's source, the expected result (pagerank, bc: values and tolerance), checks,
+/// iters and mode. A parameter added to an app's input but not to its cooperative kernel (or the
+/// other way round) only failed at launch on a GPU before (`coop_pagerank` and the tile costs);
+/// this compares the two signatures without one.
+#[test]
+fn cooperative_graph_kernels_take_the_apps_arguments() {
+    if probe::ensure_nvrtc().is_err() {
+        assert!(std::env::var("OCCUPANT_REQUIRE_NVRTC").as_deref() != Ok("1"));
+        eprintln!("skipping: no NVRTC");
+        return;
+    }
+    let opts = CompileOptions::default().option("-DOCC_APP_HOST_LOOP");
+    let c = compile_uncached("coop_graph.cu", &coop_graph_source(), &opts, "compute_90").unwrap();
+    let ptx = String::from_utf8_lossy(&c.image).into_owned();
+    let entries = ptx_entries(&ptx);
+    let params = |k: &str| {
+        entries
+            .iter()
+            .find(|(n, _)| n == k)
+            .unwrap_or_else(|| panic!("no kernel {k} in coop_graph.cu: {entries:?}"))
+            .1
+    };
+    // (cooperative kernel, host-loop kernel, the cooperative kernel's own parameters)
+    for (coop, step, own) in [
+        ("coop_cc", "cc_step", 2 + 1 + 1 + 3),
+        ("coop_pagerank", "pagerank_step0", 2 + 1 + 2 + 3),
+        ("coop_color", "color_step0", 2 + 1 + 1 + 3),
+        ("coop_mis", "mis_step0", 2 + 1 + 1 + 3),
+        ("coop_bc", "bc_step", 2 + 1 + 1 + 2 + 3),
+        ("coop_sssp_worklist", "sssp_worklist_step", 2 + 1 + 1 + 3),
+    ] {
+        assert_eq!(
+            params(coop),
+            params(step) + own,
+            "{coop} takes {} parameters; the host passes {step}'s {} and {own} more",
+            params(coop),
+            params(step)
+        );
+    }
+}

@@ -6,6 +6,7 @@
 //! protocol that runs on the GPU.
 
 use super::atomic::{fence, AtomicBool, AtomicU32, Ordering};
+use super::cell::UnsafeCell;
 use crate::cpu::Wait;
 use crate::model::{Error, Result};
 use crossbeam_utils::CachePadded;
@@ -42,24 +43,6 @@ fn next_use(r: u32) -> u32 {
 }
 
 const NAME: &str = "combining_mutex";
-
-#[cfg(loom)]
-use loom::cell::UnsafeCell;
-
-/// `std`'s cell with loom's interface (so the same code runs under the model checker).
-#[cfg(not(loom))]
-#[derive(Debug)]
-struct UnsafeCell<T>(std::cell::UnsafeCell<T>);
-
-#[cfg(not(loom))]
-impl<T> UnsafeCell<T> {
-    fn new(v: T) -> Self {
-        Self(std::cell::UnsafeCell::new(v))
-    }
-    fn with_mut<U>(&self, f: impl FnOnce(*mut T) -> U) -> U {
-        f(self.0.get())
-    }
-}
 
 /// A queue node (one 128-byte line on the GPU).
 #[derive(Debug)]

@@ -8,6 +8,7 @@
 //! cell beside the number, written before the number's release and read after its acquire.
 
 use super::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, Ordering};
+use super::cell::UnsafeCell;
 use crate::cpu::Wait;
 use crate::model::{Error, Result};
 use crossbeam_utils::CachePadded;
@@ -22,24 +23,6 @@ pub const FLAT_COMBINING_MAX_PARTICIPANTS: usize = 63 + 64 * 64;
 const LOCK: u64 = 1 << 63;
 
 const NAME: &str = "flat_combining_mutex";
-
-#[cfg(loom)]
-use loom::cell::UnsafeCell;
-
-/// `std`'s cell with loom's interface (so the same code runs under the model checker).
-#[cfg(not(loom))]
-#[derive(Debug)]
-struct UnsafeCell<T>(std::cell::UnsafeCell<T>);
-
-#[cfg(not(loom))]
-impl<T> UnsafeCell<T> {
-    fn new(v: T) -> Self {
-        Self(std::cell::UnsafeCell::new(v))
-    }
-    fn with_mut<U>(&self, f: impl FnOnce(*mut T) -> U) -> U {
-        f(self.0.get())
-    }
-}
 
 /// A participant's request slot (`req[b]`) and result slot (`res[b]`).
 #[derive(Debug)]

@@ -3,6 +3,7 @@
 //! structure and orderings, model-checked by tests/loom_replica_barrier.rs.
 
 use super::atomic::{fence, AtomicUsize, Ordering};
+use super::episode::next_episode;
 use crate::cpu::Wait;
 use crossbeam_utils::CachePadded;
 
@@ -69,10 +70,7 @@ impl ReplicaBarrier {
     /// `p_num_groups` (at most [`capacity`](Self::capacity); the same in every episode).
     pub fn wait<W: Wait>(&self, p_group_id: usize, p_num_groups: usize, waiter: &W) {
         debug_assert!(p_num_groups <= self.capacity() && p_group_id < p_num_groups);
-        let e = self.episode[p_group_id]
-            .load(Ordering::Relaxed)
-            .wrapping_add(1);
-        self.episode[p_group_id].store(e, Ordering::Relaxed);
+        let e = next_episode(&self.episode, p_group_id);
         let r = self.counters.len().min(p_num_groups).max(1);
         let target = e.wrapping_mul(p_num_groups);
         for c in &self.counters[..r] {
@@ -123,10 +121,7 @@ impl LeanBarrier {
     /// As [`ReplicaBarrier::wait`].
     pub fn wait<W: Wait>(&self, p_group_id: usize, p_num_groups: usize, waiter: &W) {
         debug_assert!(p_num_groups <= self.capacity() && p_group_id < p_num_groups);
-        let e = self.episode[p_group_id]
-            .load(Ordering::Relaxed)
-            .wrapping_add(1);
-        self.episode[p_group_id].store(e, Ordering::Relaxed);
+        let e = next_episode(&self.episode, p_group_id);
         let target = e.wrapping_mul(p_num_groups);
         let old = self.counter.fetch_add(1, Ordering::AcqRel);
         if old.wrapping_add(1) != target {
@@ -173,10 +168,7 @@ impl LeanBellBarrier {
     /// As [`ReplicaBarrier::wait`].
     pub fn wait<W: Wait>(&self, p_group_id: usize, p_num_groups: usize, waiter: &W) {
         debug_assert!(p_num_groups <= self.capacity() && p_group_id < p_num_groups);
-        let e = self.episode[p_group_id]
-            .load(Ordering::Relaxed)
-            .wrapping_add(1);
-        self.episode[p_group_id].store(e, Ordering::Relaxed);
+        let e = next_episode(&self.episode, p_group_id);
         let target = e.wrapping_mul(p_num_groups);
         let old = self.counter.fetch_add(1, Ordering::AcqRel);
         if old.wrapping_add(1) == target {
@@ -237,10 +229,7 @@ impl RelayBarrier {
     /// As [`ReplicaBarrier::wait`].
     pub fn wait<W: Wait>(&self, p_group_id: usize, p_num_groups: usize, waiter: &W) {
         debug_assert!(p_num_groups <= self.capacity() && p_group_id < p_num_groups);
-        let e = self.episode[p_group_id]
-            .load(Ordering::Relaxed)
-            .wrapping_add(1);
-        self.episode[p_group_id].store(e, Ordering::Relaxed);
+        let e = next_episode(&self.episode, p_group_id);
         let leaf = p_group_id / self.fan_in;
         let leaves = p_num_groups.div_ceil(self.fan_in);
         let k = self.fan_in.min(p_num_groups - leaf * self.fan_in);
@@ -312,10 +301,7 @@ impl ClusterLeanBarrier {
     pub fn wait<W: Wait>(&self, p_group_id: usize, p_num_groups: usize, waiter: &W) {
         const NAME: &str = "cluster_lean_barrier";
         debug_assert!(p_num_groups <= self.capacity() && p_group_id < p_num_groups);
-        let e = self.episode[p_group_id]
-            .load(Ordering::Relaxed)
-            .wrapping_add(1);
-        self.episode[p_group_id].store(e, Ordering::Relaxed);
+        let e = next_episode(&self.episode, p_group_id);
         let c = self.cluster;
         let k = p_group_id / c;
         let leader = k * c;

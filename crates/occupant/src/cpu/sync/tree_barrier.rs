@@ -2,6 +2,7 @@
 //! (`src/cuda/device/combining_barrier.cuh`).
 
 use super::atomic::{AtomicUsize, Ordering};
+use super::episode::next_episode;
 use crate::cpu::Wait;
 use crossbeam_utils::CachePadded;
 
@@ -72,10 +73,7 @@ impl TreeBarrier {
     /// `p_num_groups` (at most [`capacity`](Self::capacity); the same in every episode).
     pub fn wait<W: Wait>(&self, p_group_id: usize, p_num_groups: usize, waiter: &W) {
         debug_assert!(p_num_groups <= self.capacity() && p_group_id < p_num_groups);
-        let e = self.episode[p_group_id]
-            .load(Ordering::Relaxed)
-            .wrapping_add(1);
-        self.episode[p_group_id].store(e, Ordering::Relaxed);
+        let e = next_episode(&self.episode, p_group_id);
         let leaf = p_group_id / self.fan_in;
         let leaves = p_num_groups.div_ceil(self.fan_in);
         let k = self.fan_in.min(p_num_groups - leaf * self.fan_in);
