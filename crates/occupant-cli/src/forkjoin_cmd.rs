@@ -1,13 +1,14 @@
 //! `occupant bench forkjoin` (EPCC overheads of fork-join constructs, CPU twin or CUDA, with the
 //! LLVM OpenMP offload comparator's output) and `occupant bench nested` (the nested-parallelism
 //! suite). Thin: the experiments are `occupant::cpu::forkjoin::epcc`,
-//! `occupant::cuda::forkjoin::epcc` and `occupant_apps::nested::run_suite`.
+//! `occupant::cuda::forkjoin::epcc` (with `occupant::model::forkjoin::{read_llvm_file,
+//! compare}` for the comparator) and `occupant_apps::nested::run_suite`.
 
 use crate::backend_arg::Backend;
 use crate::cli_values::at_least_one;
 use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series};
-use crate::output_path::{check_dir, check_file, check_out_dir};
-use occupant::model::forkjoin::{parse_llvm_lines, EpccConfig, EpccRow, EPCC_CONSTRUCTS};
+use crate::output_path::{check_dir, check_out_dir};
+use occupant::model::forkjoin::{compare, read_llvm_file, EpccConfig, EpccRow, EPCC_CONSTRUCTS};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -47,9 +48,11 @@ pub struct ForkjoinArgs {
 /// Runs `bench forkjoin`.
 pub fn run_forkjoin(a: &ForkjoinArgs) -> Result<(), String> {
     check_out_dir(&a.out)?;
-    if let Some(p) = &a.llvm {
-        check_file(p)?;
-    }
+    // The comparator's output is read first: a missing or malformed file fails before the run.
+    let (llvm_rows, llvm_runs) = match &a.llvm {
+        Some(p) => read_llvm_file(p).map_err(|e| e.to_string())?,
+        None => (Vec::new(), Vec::new()),
+    };
     let cfg = EpccConfig {
         reps: a.reps,
         delay: a.delay,
@@ -79,15 +82,7 @@ pub fn run_forkjoin(a: &ForkjoinArgs) -> Result<(), String> {
             (rows, dir, "cycles")
         }
     };
-    let (llvm_rows, llvm_runs) = match &a.llvm {
-        Some(p) => {
-            let text =
-                std::fs::read_to_string(p).map_err(|e| format!("reading {}: {e}", p.display()))?;
-            let (r, runs) = parse_llvm_lines(&text).map_err(|e| e.to_string())?;
-            (r, runs)
-        }
-        None => (Vec::new(), Vec::new()),
-    };
+    let ratios = compare(&rows, &llvm_rows);
     let value = |r: &EpccRow| {
         if unit == "cycles" {
             r.overhead_cycles
@@ -104,26 +99,20 @@ pub fn run_forkjoin(a: &ForkjoinArgs) -> Result<(), String> {
         "llvm cycles",
         "ratio"
     );
-    let mut ratios = Vec::new();
     for r in &rows {
-        let l = llvm_rows
+        let q = ratios
             .iter()
-            .find(|l| l.workers == r.workers && l.construct == r.construct);
-        let ratio = l.map(|l| r.overhead_cycles / l.overhead_cycles);
-        if let (Some(l), Some(q)) = (l, ratio) {
-            ratios.push(json!({"construct": r.construct, "workers": r.workers,
-                "ours_cycles": r.overhead_cycles, "llvm_cycles": l.overhead_cycles,
-                "ours_ns": r.overhead_ns, "llvm_ns": l.overhead_ns, "ratio_cycles": q}));
-        }
+            .find(|q| q.workers == r.workers && q.construct == r.construct);
         println!(
             "{:<14} {:>7} {:>14.1} {:>12.1} {:>14} {:>8}",
             r.construct,
             r.workers,
             value(r),
             r.overhead_ns,
-            l.map(|l| format!("{:.1}", l.overhead_cycles))
+            q.map(|q| format!("{:.1}", q.llvm_cycles))
                 .unwrap_or_default(),
-            ratio.map(|q| format!("{q:.2}")).unwrap_or_default()
+            q.map(|q| format!("{:.2}", q.ratio_cycles))
+                .unwrap_or_default()
         );
     }
     let doc = json!({

@@ -146,3 +146,32 @@ fn discover_reports_the_default_beside_seed_001() {
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `bench forkjoin --llvm FILE` reads the comparator's output before the run: a missing or
+/// malformed file is an error naming it, at once (the run's default settings take seconds).
+#[test]
+fn a_bad_llvm_comparator_file_fails_before_the_run() {
+    let dir = std::env::temp_dir().join(format!("occupant-llvm-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, "{not json\n").unwrap();
+    let missing = dir.join("missing.jsonl");
+    for (file, what) in [(&missing, "reading"), (&bad, "line 1")] {
+        let f = file.to_str().unwrap();
+        let out = dir.join("out");
+        let (ok, _, err, t) = occupant(&[
+            "bench",
+            "forkjoin",
+            "--backend",
+            "cpu",
+            "--llvm",
+            f,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(!ok, "--llvm {f} accepted");
+        assert!(err.contains(f) && err.contains(what), "{f}: {err}");
+        assert!(t < Duration::from_secs(5), "{f}: failed only after {t:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

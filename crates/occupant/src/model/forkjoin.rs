@@ -217,6 +217,68 @@ pub fn parse_llvm_lines(text: &str) -> Result<(Vec<EpccRow>, Vec<LlvmRun>)> {
     Ok((rows, runs))
 }
 
+/// [`parse_llvm_lines`] of the file at `path`; an error names the file.
+pub fn read_llvm_file(path: &std::path::Path) -> Result<(Vec<EpccRow>, Vec<LlvmRun>)> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Input(format!("reading {}: {e}", path.display())))?;
+    parse_llvm_lines(&text).map_err(|e| match e {
+        Error::Input(m) => Error::Input(format!("{}: {m}", path.display())),
+        other => other,
+    })
+}
+
+/// One construct at one worker count measured by both runtimes (the Bull overheads of
+/// [`EpccRow`]), with ours / theirs in cycles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EpccRatio {
+    /// One of [`EPCC_CONSTRUCTS`].
+    pub construct: String,
+    /// Threads of each region.
+    pub workers: usize,
+    /// Our overhead in cycles.
+    pub ours_cycles: f64,
+    /// The comparator's overhead in cycles.
+    pub llvm_cycles: f64,
+    /// Our overhead in ns.
+    pub ours_ns: f64,
+    /// The comparator's overhead in ns.
+    pub llvm_ns: f64,
+    /// `ours_cycles / llvm_cycles`.
+    pub ratio_cycles: f64,
+}
+
+/// The ratio of every row of `ours` that `theirs` has too (same construct and worker count),
+/// in the order of `ours`.
+///
+/// ```
+/// use occupant::model::forkjoin::{compare, overheads};
+/// let raw = vec![[(1000, 500), (3000, 1500), (2000, 1000), (4000, 2000), (1500, 800), (1100, 600), (5000, 2500)]];
+/// let ours = overheads("occupant-cuda", 32, 10, &raw);
+/// let theirs = overheads("llvm-openmp", 32, 5, &raw);
+/// let r = compare(&ours, &theirs);
+/// assert_eq!(r.len(), 6);
+/// assert_eq!((r[0].construct.as_str(), r[0].ratio_cycles), ("parallel", 0.5));
+/// assert!(compare(&ours, &overheads("llvm-openmp", 64, 5, &raw)).is_empty());
+/// ```
+pub fn compare(ours: &[EpccRow], theirs: &[EpccRow]) -> Vec<EpccRatio> {
+    ours.iter()
+        .filter_map(|r| {
+            let l = theirs
+                .iter()
+                .find(|l| l.workers == r.workers && l.construct == r.construct)?;
+            Some(EpccRatio {
+                construct: r.construct.clone(),
+                workers: r.workers,
+                ours_cycles: r.overhead_cycles,
+                llvm_cycles: l.overhead_cycles,
+                ours_ns: r.overhead_ns,
+                llvm_ns: l.overhead_ns,
+                ratio_cycles: r.overhead_cycles / l.overhead_cycles,
+            })
+        })
+        .collect()
+}
+
 /// Checks per group of the fork-join semantics program (CPU `tests/cpu_forkjoin.rs`, CUDA
 /// kernel `fj_semantics`).
 pub const SEMANTICS_CHECKS: usize = 20;
