@@ -15,26 +15,11 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu-coop}"
 target="${CARGO_TARGET_DIR:-$root/target}"
 cd "$root"
+source scripts/gpu-bundle.sh
+gpu_bundle "$dest" occupant --test gpu_coop -- occupant-apps --test gpu_coop_bfs
 cargo build --release -p occupant-apps --example coop_cuda_experiments
-exe_of() { # package test
-  cargo test --release --no-run -p "$1" --test "$2" --message-format=json 2>/dev/null |
-    python3 -c '
-import json, sys
-for line in sys.stdin:
-    try: m = json.loads(line)
-    except ValueError: continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        print(m["executable"])'
-}
-coop=$(exe_of occupant gpu_coop)
-bfs=$(exe_of occupant-apps gpu_coop_bfs)
-rm -rf "$dest"
-mkdir -p "$dest"
 cp "$target/release/examples/coop_cuda_experiments" "$dest/"
-cp "$coop" "$dest/test-gpu_coop"
-cp "$bfs" "$dest/test-gpu_coop_bfs"
-for f in "$dest"/*; do strip --strip-debug "$f" 2>/dev/null || true; done
-git rev-parse HEAD >"$dest/COMMIT"
+strip --strip-debug "$dest/coop_cuda_experiments"
 cat >"$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Runs on the device machine (made by scripts/coop-gpu.sh). Writes results under $OUT.
@@ -66,24 +51,24 @@ steps="${*:-tests experiments}"
 for s in $steps; do
   case $s in
     tests)
-      step test-gpu_coop 60 "$here/test-gpu_coop" --test-threads=1 --nocapture
+      step test-gpu_coop 60 "$here/test-occupant-gpu_coop" --test-threads=1 --nocapture
       grep -E "^test |test result|panicked|cycles" "$res/test-gpu_coop.log" >>"$sum"
-      step test-gpu_coop_bfs 100 "$here/test-gpu_coop_bfs" --test-threads=1 --nocapture
+      step test-gpu_coop_bfs 100 "$here/test-occupant-apps-gpu_coop_bfs" --test-threads=1 --nocapture
       grep -E "^test |test result|panicked|cycles" "$res/test-gpu_coop_bfs.log" >>"$sum" ;;
     experiments)
       step experiments 220 "$here/coop_cuda_experiments" "$res/coop"
       tail -60 "$res/experiments.log" >>"$sum" ;;
     coop)
-      step test-gpu_coop 60 "$here/test-gpu_coop" --test-threads=1 --nocapture
+      step test-gpu_coop 60 "$here/test-occupant-gpu_coop" --test-threads=1 --nocapture
       grep -E "^test |test result|panicked|cycles" "$res/test-gpu_coop.log" >>"$sum" ;;
     bfs)
-      step test-gpu_coop_bfs 100 "$here/test-gpu_coop_bfs" --test-threads=1 --nocapture
+      step test-gpu_coop_bfs 100 "$here/test-occupant-apps-gpu_coop_bfs" --test-threads=1 --nocapture
       grep -E "^test |test result|panicked|cycles" "$res/test-gpu_coop_bfs.log" >>"$sum" ;;
     sanitizer)
       # compute-sanitizer on the coop kernels: memcheck (and synccheck) on the small GPU tests
       # (the never-offering kernel, the work-stealing tasks under kill/fork cycles).
       step sanitizer-memcheck-never 30 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 \
-        "$here/test-gpu_coop" --exact a_kernel_that_never_offers_groups_gives_a_timeout_error_and_the_context_stays_usable --test-threads=1 --nocapture
+        "$here/test-occupant-gpu_coop" --exact a_kernel_that_never_offers_groups_gives_a_timeout_error_and_the_context_stays_usable --test-threads=1 --nocapture
       grep -E "ERROR SUMMARY|error|test result|panicked" "$res/sanitizer-memcheck-never.log" | head -6 >>"$sum" ;;
     quick)
       step experiments-quick 120 "$here/coop_cuda_experiments" "$res/coop" quick

@@ -13,28 +13,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu-i12}"
 target="${CARGO_TARGET_DIR:-$root/target}"
 cd "$root"
+source scripts/gpu-bundle.sh
+gpu_bundle "$dest" occupant --test gpu_coop -- occupant-apps --test gpu_coop_bfs
 cargo build --release -p occupant-apps --example coop_cuda_experiments
-exe_of() { # package test
-  cargo test --release --no-run -p "$1" --test "$2" --message-format=json 2>/dev/null |
-    python3 -c '
-import json, sys
-for line in sys.stdin:
-    try: m = json.loads(line)
-    except ValueError: continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        print(m["executable"])'
-}
-coop=$(exe_of occupant gpu_coop)
-bfs=$(exe_of occupant-apps gpu_coop_bfs)
-rm -rf "$dest"
-mkdir -p "$dest"
 cp "$target/release/examples/coop_cuda_experiments" "$dest/"
-cp "$coop" "$dest/test-gpu_coop"
-cp "$bfs" "$dest/test-gpu_coop_bfs"
-for f in "$dest"/*; do strip --strip-debug "$f" 2>/dev/null || true; done
-git rev-parse HEAD >"$dest/COMMIT"
+strip --strip-debug "$dest/coop_cuda_experiments"
 git diff --quiet HEAD || echo "(+ uncommitted changes)" >>"$dest/COMMIT"
-cp "$root/scripts/gpu-steps.sh" "$dest/steps.sh"
 cat >"$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Runs on the device machine (made by scripts/gpu-i12-dynamic.sh): results in /tmp, only
@@ -58,9 +42,9 @@ if [[ ${1:-} == final ]]; then
   tar -C "$res" -czf "$out/results.tar.gz" .
   exit 0
 fi
-step test-gpu_coop 20 "$here/test-gpu_coop" --test-threads=1 --nocapture
+step test-gpu_coop 20 "$here/test-occupant-gpu_coop" --test-threads=1 --nocapture
 grep -E "^test |test result|panicked|cycles" "$res/test-gpu_coop.log" >>"$sum"
-step test-gpu_coop_bfs 40 "$here/test-gpu_coop_bfs" --test-threads=1 --nocapture
+step test-gpu_coop_bfs 40 "$here/test-occupant-apps-gpu_coop_bfs" --test-threads=1 --nocapture
 grep -E "^test |test result|panicked|cycles|total" "$res/test-gpu_coop_bfs.log" >>"$sum"
 step mtcmp 100 "$here/coop_cuda_experiments" "$res/coop" mtcmp 3 40
 grep -vE "^\{" "$res/mtcmp.log" | tail -20 >>"$sum"
