@@ -612,3 +612,158 @@ LAB_COMB(lab_comb_lean_r16, lab::LeanCombining<true, 16>)
 LAB_COMB(lab_flat, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 8u>)
 LAB_COMB(lab_flat_c4, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 4u>)
 LAB_COMB(lab_flat_c2, occ::sync::FlatCombiningMutexT<occ::sync::CounterOp, 2u>)
+
+// ---- Run 4 (i11-misses): the small-grid combining lock (at most 3 blocks) -----------------
+// lab::Duo<PATIENCE, LATE, HINT>: flat combining for grids of at most 3 blocks whose role word
+// carries every block's SERVED SEQUENCE NUMBER (21 bits each) instead of a parity bit, so a slot
+// loaded before the role atomic (a hint, possibly stale) needs no second load after the acquire:
+// a request (s, arg) is pending iff s == served + 1 (mod 2^21), and a request number names one
+// argument. State (lines): 0 the role word R (LOCK = bit 63), 1..3 req[b] = seq << 32 | arg,
+// 4..6 res[b] = seq << 32 | result. HINT: the other slots are loaded beside the role atomic
+// (else after the acquire). LATE: a turn whose hints showed nothing pending loads the slots
+// again after the own Op (one more round trip, catches a request published during the turn).
+// PATIENCE: a waiter takes a free role only after seeing it free in PATIENCE polls in a row.
+namespace lab {
+template <unsigned PATIENCE, bool LATE, bool HINT>
+struct Duo {
+  typedef occ::u32 Arg;
+  typedef occ::u32 Result;
+  static constexpr u64 kLock = 1ull << 63;
+  static constexpr u32 kBits = 21u;
+  static constexpr u32 kMask = (1u << kBits) - 1u;
+  u32* state;
+  occ::sync::CounterOp op;
+  u32 me, n, seq;
+  bool delegated;
+  __device__ Duo(u32* s, occ::sync::CounterOp o)
+      : state(s), op(o), me(occ::block_linear_id()), n(0u), seq(0u), delegated(false) {
+    const u32 g = gridDim.x * gridDim.y * gridDim.z;
+    n = g < 3u ? g : 3u;
+    seq = (u32)(occ::ld_relaxed(req(me)) >> 32);
+  }
+  __device__ __forceinline__ u64* role() const { return reinterpret_cast<u64*>(state); }
+  __device__ __forceinline__ u64* req(u32 b) const {
+    return reinterpret_cast<u64*>(state + 32u * (1u + b));
+  }
+  __device__ __forceinline__ u64* res(u32 b) const {
+    return reinterpret_cast<u64*>(state + 32u * (4u + b));
+  }
+  __device__ __forceinline__ static u32 field(u64 w, u32 b) {
+    return (u32)(w >> (kBits * b)) & kMask;
+  }
+  __device__ __forceinline__ static u64 with_field(u64 w, u32 b, u32 v) {
+    return (w & ~((u64)kMask << (kBits * b))) | ((u64)(v & kMask) << (kBits * b));
+  }
+  __device__ __forceinline__ bool try_apply(const Arg& arg, Result* result) {
+    if (me >= 3u) {
+      occ::expire(occ::Prim::FlatCombiningMutex);
+      return false;
+    }
+    const u32 o0 = me == 0u ? 1u : 0u;
+    const u32 o1 = me == 2u ? 1u : 2u;
+    u64 h0 = 0ull, h1 = 0ull;
+    bool hinted = false;
+    u64 old = kLock;
+    if (!delegated) {
+      if (HINT) {
+        if (o0 < n) h0 = occ::ld_relaxed(req(o0));
+        if (o1 < n) h1 = occ::ld_relaxed(req(o1));
+        hinted = true;
+      }
+      old = occ::sync::flat::atomic_or_relaxed(role(), kLock);
+    }
+    const bool direct = !(old & kLock);
+    u64 got = 0ull;
+    if (!direct) {
+      hinted = false;
+      ++seq;
+      occ::fence_acq_rel();
+      occ::st_relaxed(req(me), ((u64)seq << 32) | arg);
+      bool combiner = false;
+      u64* const mine = res(me);
+      u64* const rw = role();
+      const u32 want = seq;
+      u32 free_seen = 0u;
+      if (!occ::poll_until(occ::Prim::FlatCombiningMutex, [&] {
+            const u64 r = occ::ld_relaxed(mine);
+            const u64 l = occ::ld_relaxed(rw);
+            if ((u32)(r >> 32) == want) {
+              got = r;
+              return true;
+            }
+            if (l & kLock) {
+              free_seen = 0u;
+            } else if (++free_seen >= PATIENCE) {
+              old = occ::sync::flat::atomic_or_relaxed(rw, kLock);
+              if (!(old & kLock)) {
+                combiner = true;
+                return true;
+              }
+              free_seen = 0u;
+            }
+            return false;
+          }))
+        return false;
+      if (!combiner) {
+        occ::sync::flat::fence_acquire();
+        *result = (u32)got;
+        delegated = true;
+        return true;
+      }
+    }
+    occ::sync::flat::fence_acquire();
+    delegated = false;
+    u64 w = old & ~kLock;
+    const bool served = !direct && field(w, me) == (seq & kMask);
+    if (!served) {
+      *result = op(arg);
+      if (!direct) w = with_field(w, me, seq);
+    }
+    if (!hinted) {
+      if (o0 < n) h0 = occ::ld_relaxed(req(o0));
+      if (o1 < n) h1 = occ::ld_relaxed(req(o1));
+    }
+    bool p0 = o0 < n && (((u32)(h0 >> 32)) & kMask) == ((field(w, o0) + 1u) & kMask);
+    bool p1 = o1 < n && (((u32)(h1 >> 32)) & kMask) == ((field(w, o1) + 1u) & kMask);
+    if (LATE && hinted && !p0 && !p1) {
+      if (o0 < n) h0 = occ::ld_relaxed(req(o0));
+      if (o1 < n) h1 = occ::ld_relaxed(req(o1));
+      p0 = o0 < n && (((u32)(h0 >> 32)) & kMask) == ((field(w, o0) + 1u) & kMask);
+      p1 = o1 < n && (((u32)(h1 >> 32)) & kMask) == ((field(w, o1) + 1u) & kMask);
+    }
+    if (p0 || p1) {
+      occ::sync::flat::fence_acquire();  // the acquire of the requests (loads above)
+      if (p0) {
+        h0 = (h0 & 0xffffffff00000000ull) | op((u32)h0);
+        w = with_field(w, o0, (u32)(h0 >> 32));
+      }
+      if (p1) {
+        h1 = (h1 & 0xffffffff00000000ull) | op((u32)h1);
+        w = with_field(w, o1, (u32)(h1 >> 32));
+      }
+    }
+    occ::fence_acq_rel();  // the release of every Op of the turn and of the role
+    if (p0) occ::st_relaxed(res(o0), h0);
+    if (p1) occ::st_relaxed(res(o1), h1);
+    occ::st_relaxed(role(), w);
+    if (served) {
+      u64* const mine = res(me);
+      const u32 want = seq;
+      if (!occ::poll_until(occ::Prim::FlatCombiningMutex, [&] {
+            got = occ::ld_relaxed(mine);
+            return (u32)(got >> 32) == want;
+          }))
+        return false;
+      occ::sync::flat::fence_acquire();
+      *result = (u32)got;
+    }
+    return true;
+  }
+};
+}  // namespace lab
+
+LAB_COMB(lab_duo_p1, lab::Duo<1u, false, true>)
+LAB_COMB(lab_duo_p1_late, lab::Duo<1u, true, true>)
+LAB_COMB(lab_duo_p1_nohint, lab::Duo<1u, false, false>)
+LAB_COMB(lab_duo_p4, lab::Duo<4u, false, true>)
+LAB_COMB(lab_duo_p4_late, lab::Duo<4u, true, true>)

@@ -106,6 +106,13 @@ fn every_kernel_in_the_repo_compiles() {
         }
         let capped = CompileOptions::default().option("-maxrregcount=32");
         compile_clean_with(&format!("{name}[regs=32]"), &src, &capped);
+        // The barrier benchmark's skewed arrivals with the polls' throttle (gpu_i11_misses).
+        if src.contains("OCC_BENCH_SKEW_CYCLES") {
+            let skew = CompileOptions::default()
+                .option("-DOCC_BENCH_SKEW_CYCLES=4000")
+                .option("-DOCC_POLL_PAUSE_SHIFT=1");
+            compile_clean_with(&format!("{name}[skew,t1]"), &src, &skew);
+        }
         if src.contains("OCC_BARRIER_LAB") {
             let lab = CompileOptions::default().option("-DOCC_BARRIER_LAB");
             compile_clean_with(&format!("{name}[lab]"), &src, &lab);

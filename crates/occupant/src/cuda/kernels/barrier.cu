@@ -16,6 +16,27 @@
 using occ::u32;
 using occ::u64;
 
+// Skewed arrivals (-DOCC_BENCH_SKEW_CYCLES=S, S > 0; host: run::BarrierOptions::skew_ns):
+// before each timed barrier, thread 0 of participant g spins a seeded pseudo-random
+// (g, round) number of SM cycles, uniform in [0, S), while the block's other threads wait at
+// the barrier's entry: the arrivals of a persistent loop whose blocks finish their work at
+// different times. Every kind (and grid.sync, kernels.rs) draws the same delays.
+#ifndef OCC_BENCH_SKEW_CYCLES
+#define OCC_BENCH_SKEW_CYCLES 0
+#endif
+#ifndef OCC_BENCH_SKEW_SEED
+#define OCC_BENCH_SKEW_SEED 0x2545F491u
+#endif
+__device__ __forceinline__ unsigned bench_skew_cycles(u32 g, u32 r) {
+  u32 h = g * 0x9E3779B1u ^ (r + 1u) * 0x85EBCA77u ^ (u32)OCC_BENCH_SKEW_SEED;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  h *= 0x297A2D39u;
+  h ^= h >> 15;
+  return OCC_BENCH_SKEW_CYCLES > 0 ? h % (u32)(OCC_BENCH_SKEW_CYCLES > 0 ? OCC_BENCH_SKEW_CYCLES : 1) : 0u;
+}
+
 template <class B>
 __device__ __forceinline__ void barrier_mp(u32 method, u32 hint, u32* bstate, u64* data,
                                            u32 rounds, u32 check, u32* violations, u32* ids,
@@ -36,6 +57,9 @@ __device__ __forceinline__ void barrier_mp(u32 method, u32 hint, u32* bstate, u6
   for (u32 r = 0u; r < rounds; ++r) {
     u64* buf = (r & 1u) ? buf1 : buf0;
     if (check && t == 0u) buf[g] = ((u64)(r + 1u) << 32) | g;
+#if OCC_BENCH_SKEW_CYCLES > 0
+    if (t == 0u) occ::pulse::spin_cycles(bench_skew_cycles(g, r));
+#endif
     if (!bar.wait()) return;
     if (check && t + 1u < n) {
       const u32 o = (g + 1u + t) % n;

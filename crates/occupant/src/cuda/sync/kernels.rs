@@ -8,13 +8,38 @@ pub const BARRIER_CU: &str = include_str!("../kernels/barrier.cu");
 /// `grid_sync_bench`: the comparator, cooperative_groups' `grid.sync()` (needs the CUDA
 /// toolkit's headers at run time, see [`compile_grid_sync`]; kept out of the `.cu` files that
 /// CI compiles without a toolkit). `times[2b]`, `times[2b+1]`: %globaltimer around `rounds` syncs.
+/// With `-DOCC_BENCH_SKEW_CYCLES=S`, thread 0 of block b spins the same seeded pseudo-random
+/// number of cycles before each sync as participant b of the barrier kernels (kernels/barrier.cu,
+/// skewed arrivals).
 pub const GRID_SYNC_CU: &str = r#"#include <occupant.cuh>
 #include <cooperative_groups.h>
+#ifndef OCC_BENCH_SKEW_CYCLES
+#define OCC_BENCH_SKEW_CYCLES 0
+#endif
+#ifndef OCC_BENCH_SKEW_SEED
+#define OCC_BENCH_SKEW_SEED 0x2545F491u
+#endif
+__device__ __forceinline__ void bench_skew(unsigned g, unsigned r) {
+  if (OCC_BENCH_SKEW_CYCLES <= 0) return;
+  unsigned h = g * 0x9E3779B1u ^ (r + 1u) * 0x85EBCA77u ^ (unsigned)OCC_BENCH_SKEW_SEED;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  h *= 0x297A2D39u;
+  h ^= h >> 15;
+  const long long d = (long long)(h % (unsigned)(OCC_BENCH_SKEW_CYCLES > 0 ? OCC_BENCH_SKEW_CYCLES : 1));
+  const long long c0 = clock64();
+  while (clock64() - c0 < d) {
+  }
+}
 extern "C" __global__ void grid_sync_bench(unsigned rounds, unsigned long long* times) {
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   grid.sync();
   const unsigned long long t0 = occ::globaltimer();
-  for (unsigned r = 0; r < rounds; ++r) grid.sync();
+  for (unsigned r = 0; r < rounds; ++r) {
+    if (OCC_BENCH_SKEW_CYCLES > 0 && threadIdx.x == 0) bench_skew(blockIdx.x, r);
+    grid.sync();
+  }
   const unsigned long long t1 = occ::globaltimer();
   if (threadIdx.x == 0) {
     times[2 * blockIdx.x] = t0;
@@ -78,6 +103,12 @@ pub const FULL_OCCUPANCY_REGISTERS: u32 = 32;
 /// Compiles [`GRID_SYNC_CU`] with the CUDA toolkit's include folders (`$CUDA_HOME/include`,
 /// `$CUDA_PATH/include` or `/usr/local/cuda/include`, and its `cccl` subfolder).
 pub fn compile_grid_sync(gpu: &Gpu) -> Result<Module> {
+    compile_grid_sync_with(gpu, &[])
+}
+
+/// [`compile_grid_sync`] with further NVRTC options (e.g. `-DOCC_BENCH_SKEW_CYCLES=4000`), which
+/// also name the module.
+pub fn compile_grid_sync_with(gpu: &Gpu, extra: &[&str]) -> Result<Module> {
     let mut roots: Vec<std::path::PathBuf> = ["CUDA_HOME", "CUDA_PATH"]
         .iter()
         .filter_map(std::env::var_os)
@@ -95,5 +126,10 @@ pub fn compile_grid_sync(gpu: &Gpu) -> Result<Module> {
     if inc.join("cccl").is_dir() {
         opts = opts.option(format!("-I{}", inc.join("cccl").display()));
     }
-    gpu.compile("occupant_grid_sync.cu", GRID_SYNC_CU, &opts)
+    let mut name = "occupant_grid_sync.cu".to_string();
+    for o in extra {
+        opts = opts.option(o.to_string());
+        name = format!("{name}[{o}]");
+    }
+    gpu.compile(&name, GRID_SYNC_CU, &opts)
 }

@@ -122,9 +122,49 @@ pub fn run_barrier(
             "the {kind} barrier does not use thread-block clusters"
         )));
     }
+    run_barrier_with(gpu, kind, launched, block_threads, cluster, rounds, check, watchdog, &[])
+}
+
+/// [`run_barrier`] with further NVRTC options, e.g. the polls' throttle
+/// (`-DOCC_POLL_PAUSE_SHIFT=1`) or skewed arrivals ([`skew_option`]).
+#[allow(clippy::too_many_arguments)]
+pub fn run_barrier_with(
+    gpu: &Gpu,
+    kind: BarrierKind,
+    launched: usize,
+    block_threads: usize,
+    cluster: u32,
+    rounds: u32,
+    check: bool,
+    watchdog: Watchdog,
+    extra: &[&str],
+) -> Result<BarrierRun> {
+    let cluster = cluster.max(1);
+    if cluster > 1 && kind != BarrierKind::Hierarchical {
+        return Err(Error::InvalidLaunch(format!(
+            "the {kind} barrier does not use thread-block clusters"
+        )));
+    }
     let name = format!("barrier_{}", kind.name());
     let shape = (launched, block_threads, cluster);
-    barrier_kernel(gpu, kind, None, &name, shape, rounds, check, watchdog, &[])
+    barrier_kernel(gpu, kind, None, &name, shape, rounds, check, watchdog, extra)
+}
+
+/// SM cycles per nanosecond assumed by [`skew_option`] (the H100's and H200's boost clock,
+/// 1.98 GHz, rounded).
+pub const SKEW_CYCLES_PER_NS: u32 = 2;
+
+/// The NVRTC option for skewed arrivals in the barrier benchmark: before each timed barrier,
+/// thread 0 of every participant spins a seeded pseudo-random number of SM cycles, uniform in
+/// [0, `skew_ns` × [`SKEW_CYCLES_PER_NS`]) (kernels/barrier.cu, `bench_skew_cycles`; the
+/// grid.sync() comparator draws the same delays). None for 0 (all blocks arrive together).
+pub fn skew_option(skew_ns: u32) -> Option<String> {
+    (skew_ns > 0).then(|| {
+        format!(
+            "-DOCC_BENCH_SKEW_CYCLES={}",
+            skew_ns.saturating_mul(SKEW_CYCLES_PER_NS)
+        )
+    })
 }
 
 /// The barrier lab's kernels (`-DOCC_BARRIER_LAB`, kernels/barrier.cu): ReplicaBarrier and
@@ -367,7 +407,18 @@ fn barrier_kernel(
 /// Times `rounds` cooperative-groups `grid.sync()` calls over `blocks` blocks (cooperative
 /// launch): median over blocks of ns per barrier.
 pub fn run_grid_sync(gpu: &Gpu, blocks: usize, block_threads: usize, rounds: u32) -> Result<f64> {
-    let m = kernels::compile_grid_sync(gpu)?;
+    run_grid_sync_with(gpu, blocks, block_threads, rounds, &[])
+}
+
+/// [`run_grid_sync`] with further NVRTC options (skewed arrivals: [`skew_option`]).
+pub fn run_grid_sync_with(
+    gpu: &Gpu,
+    blocks: usize,
+    block_threads: usize,
+    rounds: u32,
+    extra: &[&str],
+) -> Result<f64> {
+    let m = kernels::compile_grid_sync_with(gpu, extra)?;
     let times = gpu.alloc_zeroed::<u64>(2 * blocks)?;
     let cfg = LaunchConfig::new(LaunchMode::Cooperative, block_threads).grid(blocks);
     m.launch("grid_sync_bench", &cfg, &args![rounds, &times])?;
