@@ -7,10 +7,10 @@
 # bench/results/<nvidia-h100|nvidia-h200>/i11-primitives/<run>/).
 # Step 1 here builds the test executable (release, stripped) into a git-ignored folder with a
 # runner. Step 2, one device `run`: bash .gpu-i11-misses/run.sh [steps...]
-# Steps (default: mutex barrier sanitizer; limits 60 + 200 + 2 x 15 s).
+# Steps (default: mutex barrier sanitizer; limits 60 + 170 + 2 x 15 s).
 # Results: $OUT/results.tar.gz and $OUT/summary.txt.
 # Environment: GPU_DIR (default <repo>/.gpu-i11-misses), CARGO_TARGET_DIR; on the device
-# I11_SKEWS (default 0,1000,5000: the barrier's skews in ns).
+# I11_SKEWS (default 0,3000: the barrier's skews in ns).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu-i11-misses}"
@@ -45,7 +45,7 @@ for s in $steps; do
   case $s in
     mutex) step i11-misses-mutex 60 "$here/test-occupant-gpu_i11_misses" --exact i11_misses_mutex --nocapture
       grep -E "^device|^  |test result|panicked|counter|failures" "$res/i11-misses-mutex.log" | head -30 >>"$sum" ;;
-    barrier) step i11-misses-barrier 200 "$here/test-occupant-gpu_i11_misses" --exact i11_misses_barrier --nocapture
+    barrier) step i11-misses-barrier 170 "$here/test-occupant-gpu_i11_misses" --exact i11_misses_barrier --nocapture
       grep -E "^device|^  |test result|panicked|failures" "$res/i11-misses-barrier.log" | head -200 >>"$sum" ;;
     sanitizer) sanitize_smoke 15 "$here/test-occupant-gpu_i11_misses" i11_misses_sanitizer_smoke ;;
     *) echo "unknown step $s" | tee -a "$sum" ;;

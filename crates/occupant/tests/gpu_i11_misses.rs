@@ -178,7 +178,7 @@ fn i11_misses_barrier() {
     let skews: Vec<u32> = std::env::var("I11_SKEWS")
         .ok()
         .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
-        .unwrap_or_else(|| vec![0, 2000, 8000]);
+        .unwrap_or_else(|| vec![0, 3000]);
     let mut failures = Vec::new();
     let mut rows = Vec::new();
     println!("barrier latency, ns per barrier (median over blocks; skew = max random delay before each barrier, ns; t1 = -DOCC_POLL_PAUSE_SHIFT=1)");
