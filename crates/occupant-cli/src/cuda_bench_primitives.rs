@@ -43,6 +43,12 @@ pub struct PrimitivesBenchArgs {
     /// With --barrier-lab, also the lab's cluster-launch designs and probes (clusters 2-16).
     #[arg(long)]
     barrier_lab_clusters: bool,
+    /// Skewed arrivals: before each timed barrier every block waits a seeded random delay below
+    /// this many ns (as a persistent loop's blocks finish their work unevenly); the kinds'
+    /// times go into the shape table as `barrier_skewed`, where persistent kernels choose
+    /// their barrier. 0: all blocks arrive together. Barriers only (no mutexes, semaphores).
+    #[arg(long, default_value_t = 0)]
+    skew_ns: u32,
     /// Also write the measured shape table to this file, e.g.
     /// `crates/occupant/src/cuda/sync/shapes/<gpu>.json` to build it into the library for a
     /// new device (every `*.json` there is built in, matched by the GPU's results folder name).
@@ -63,9 +69,10 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
         barriers: true,
         barrier_lab: args.barrier_lab,
         barrier_lab_clusters: args.barrier_lab_clusters,
-        mutexes: !args.no_mutexes,
-        semaphores: !args.no_semaphores,
+        mutexes: !args.no_mutexes && args.skew_ns == 0,
+        semaphores: !args.no_semaphores && args.skew_ns == 0,
         watchdog: Watchdog::default().with_timeout(Duration::from_secs(5)),
+        skew_ns: args.skew_ns,
     };
     let out = run_primitives(&gpu, &cfg, &mut |line| println!("{line}"));
     let dir = out_dir(&gpu, &args.out)?;

@@ -144,7 +144,10 @@ fn i11_misses_mutex() {
             }
         }
     }
-    println!("exact counters of the duo designs at 1, 2, 3 blocks: {} failures", failures.len());
+    println!(
+        "exact counters of the duo designs at 1, 2, 3 blocks: {} failures",
+        failures.len()
+    );
     common::record(
         "i11_misses_mutex",
         serde_json::json!({"device": gpu.info().name, "rows": rows}),
@@ -189,14 +192,12 @@ fn i11_misses_barrier() {
             let mut res: Vec<(String, Vec<f64>)> = Vec::new();
             let reps = if skew == 0 { 2 } else { 1 };
             for _ in 0..reps {
-                let mut push = |name: String, v: Result<f64, String>| {
-                    match v {
-                        Ok(ns) => match res.iter_mut().find(|r| r.0 == name) {
-                            Some(r) => r.1.push(ns),
-                            None => res.push((name, vec![ns])),
-                        },
-                        Err(e) => failures.push(format!("{name} at {b}x{t} skew {skew}: {e}")),
-                    }
+                let mut push = |name: String, v: Result<f64, String>| match v {
+                    Ok(ns) => match res.iter_mut().find(|r| r.0 == name) {
+                        Some(r) => r.1.push(ns),
+                        None => res.push((name, vec![ns])),
+                    },
+                    Err(e) => failures.push(format!("{name} at {b}x{t} skew {skew}: {e}")),
                 };
                 let extra: Vec<&str> = sk.iter().map(String::as_str).collect();
                 push(
@@ -255,7 +256,10 @@ fn i11_misses_barrier() {
             }
         }
     }
-    println!("message passing (throttled, skewed): {} failures", failures.len());
+    println!(
+        "message passing (throttled, skewed): {} failures",
+        failures.len()
+    );
     common::record(
         "i11_misses_barrier",
         serde_json::json!({"device": gpu.info().name, "rows": rows}),

@@ -45,13 +45,14 @@ pub fn persistent_supports(kind: BarrierKind) -> bool {
 /// The barrier [`PersistentProgram::compile_for_block`] picks on `gpu` for blocks of
 /// `block_threads` threads: the fastest kind `occ::PersistentKernel` can use that the device's
 /// shape table measured at the shape nearest to a full-occupancy launch (the hardware bound on
-/// resident blocks of that size, the number discovery finds when registers do not limit it);
-/// without a table, the device's default.
+/// resident blocks of that size, the number discovery finds when registers do not limit it),
+/// under skewed arrivals where the table has such measurements
+/// ([`MachineAbstraction::skewed_barrier_for_where`]); without a table, the device's default.
 pub fn persistent_barrier_for_block(gpu: &Gpu, block_threads: usize) -> Result<BarrierKind> {
     let m = MachineAbstraction::for_gpu(gpu)?;
     let blocks = gpu.info().resident_blocks_bound(block_threads as u32) as usize;
     let shape = LaunchShape::new(blocks, block_threads);
-    Ok(m.barrier_for_where(shape, persistent_supports)
+    Ok(m.skewed_barrier_for_where(shape, persistent_supports)
         .unwrap_or(m.defaults.barrier))
 }
 

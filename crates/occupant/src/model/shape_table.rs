@@ -82,6 +82,11 @@ pub enum ShapeClass {
     Barrier,
     /// Mutexes: ns per lock/unlock pair over the whole launch (1000 / Mops/s).
     Mutex,
+    /// Inter-group barriers under skewed arrivals (the groups reach each barrier at different
+    /// times, as in a persistent loop whose groups finish their work unevenly): ns per barrier,
+    /// the arrivals' delays included (`occupant bench primitives --skew-ns`). Persistent
+    /// kernels choose their barrier from this class where it was measured.
+    BarrierSkewed,
 }
 
 /// One measured cost.

@@ -77,7 +77,9 @@ mod tests {
         assert!(!t.is_empty());
         for m in &t.measurements {
             match m.class {
-                ShapeClass::Barrier => assert!(BarrierKind::parse(&m.kind).is_some(), "{}", m.kind),
+                ShapeClass::Barrier | ShapeClass::BarrierSkewed => {
+                    assert!(BarrierKind::parse(&m.kind).is_some(), "{}", m.kind)
+                }
                 ShapeClass::Mutex => assert!(MutexKind::parse(&m.kind).is_some(), "{}", m.kind),
             }
         }

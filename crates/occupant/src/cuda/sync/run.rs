@@ -122,7 +122,17 @@ pub fn run_barrier(
             "the {kind} barrier does not use thread-block clusters"
         )));
     }
-    run_barrier_with(gpu, kind, launched, block_threads, cluster, rounds, check, watchdog, &[])
+    run_barrier_with(
+        gpu,
+        kind,
+        launched,
+        block_threads,
+        cluster,
+        rounds,
+        check,
+        watchdog,
+        &[],
+    )
 }
 
 /// [`run_barrier`] with further NVRTC options, e.g. the polls' throttle
@@ -147,7 +157,9 @@ pub fn run_barrier_with(
     }
     let name = format!("barrier_{}", kind.name());
     let shape = (launched, block_threads, cluster);
-    barrier_kernel(gpu, kind, None, &name, shape, rounds, check, watchdog, extra)
+    barrier_kernel(
+        gpu, kind, None, &name, shape, rounds, check, watchdog, extra,
+    )
 }
 
 /// SM cycles per nanosecond assumed by [`skew_option`] (the H100's and H200's boost clock,

@@ -80,6 +80,24 @@ impl MachineAbstraction {
             .and_then(|(k, _)| BarrierKind::parse(k))
     }
 
+    /// The fastest kind among those `allowed` accepts under skewed arrivals
+    /// ([`ShapeClass::BarrierSkewed`], `occupant bench primitives --skew-ns`) at the nearest
+    /// measured shape; else, where the table has no skewed measurement of such a kind, as
+    /// [`MachineAbstraction::barrier_for_where`]. Persistent kernels choose with it: their
+    /// blocks reach each barrier as their work ends, not together.
+    pub fn skewed_barrier_for_where(
+        &self,
+        shape: LaunchShape,
+        allowed: impl Fn(BarrierKind) -> bool,
+    ) -> Option<BarrierKind> {
+        self.shapes
+            .best_where(ShapeClass::BarrierSkewed, shape, |k| {
+                BarrierKind::parse(k).is_some_and(&allowed)
+            })
+            .and_then(|(k, _)| BarrierKind::parse(k))
+            .or_else(|| self.barrier_for_where(shape, allowed))
+    }
+
     /// The default mutex for `shape` (contending blocks, block size, cluster size), as
     /// [`MachineAbstraction::barrier_for`].
     pub fn mutex_for(&self, shape: LaunchShape) -> MutexKind {

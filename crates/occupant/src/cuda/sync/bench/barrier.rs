@@ -6,8 +6,9 @@ use super::PrimitivesConfig;
 use crate::cuda::sync::builtin_shape_table;
 use crate::cuda::sync::kinds::BarrierKind;
 use crate::cuda::sync::run::{
-    run_barrier, run_barrier_lab, run_barrier_lab_clustered, run_grid_sync, run_naive_barrier,
-    BarrierRun, BARRIER_LAB, BARRIER_LAB_CLUSTER, BARRIER_LAB_CLUSTER_PROBES, BARRIER_LAB_PROBES,
+    run_barrier_lab, run_barrier_lab_clustered, run_barrier_with, run_grid_sync_with,
+    run_naive_barrier, skew_option, BarrierRun, BARRIER_LAB, BARRIER_LAB_CLUSTER,
+    BARRIER_LAB_CLUSTER_PROBES, BARRIER_LAB_PROBES,
 };
 use crate::cuda::{DeviceInfo, Gpu};
 use crate::model::{LaunchShape, ShapeClass, ShapeTable};
@@ -104,9 +105,20 @@ pub(super) fn measure(
     log: &mut dyn FnMut(&str),
 ) -> Vec<BarrierPoint> {
     let mut out = Vec::new();
+    let skew = skew_option(cfg.skew_ns);
+    let extra: Vec<&str> = skew.iter().map(String::as_str).collect();
+    let class = class_of(cfg);
     log(&format!(
-        "barrier latency, ns per barrier ({} rounds, median over blocks)",
-        cfg.rounds
+        "barrier latency, ns per barrier ({} rounds, median over blocks{})",
+        cfg.rounds,
+        if cfg.skew_ns > 0 {
+            format!(
+                ", skewed arrivals: a random delay < {} ns before each",
+                cfg.skew_ns
+            )
+        } else {
+            String::new()
+        }
     ));
     for s in shapes {
         let mut designs: Vec<(String, Design)> = BarrierKind::ALL
@@ -129,35 +141,43 @@ pub(super) fn measure(
             }
         }
         designs.push(("grid.sync (cooperative)".into(), Design::GridSync));
-        designs.push(("naive counter (no discovery)".into(), Design::Naive));
+        if cfg.skew_ns == 0 {
+            designs.push(("naive counter (no discovery)".into(), Design::Naive));
+        }
         for (name, d) in designs {
             let (b, t, r, w) = (s.blocks, s.threads, cfg.rounds, cfg.watchdog);
             let (ns, run, err) = match d {
-                Design::Kind(kind, c) => match run_barrier(gpu, kind, b, t, c, r, false, w) {
-                    Ok(run) => {
-                        // A cluster launch may leave blocks out (at 16 blocks per SM only 8 are
-                        // resident in clusters on an H100): only a run over every launched
-                        // block stands for the shape.
-                        if run.participants == b {
-                            let shape = LaunchShape::new(b, t).with_cluster(c);
-                            table.record(
-                                ShapeClass::Barrier,
-                                kind.name(),
-                                shape,
-                                run.ns_per_barrier,
-                            );
+                Design::Kind(kind, c) => {
+                    match run_barrier_with(gpu, kind, b, t, c, r, false, w, &extra) {
+                        Ok(run) => {
+                            // A cluster launch may leave blocks out (at 16 blocks per SM only 8 are
+                            // resident in clusters on an H100): only a run over every launched
+                            // block stands for the shape.
+                            if run.participants == b {
+                                let shape = LaunchShape::new(b, t).with_cluster(c);
+                                table.record(class, kind.name(), shape, run.ns_per_barrier);
+                            }
+                            (Some(run.ns_per_barrier), Some(run), None)
                         }
-                        (Some(run.ns_per_barrier), Some(run), None)
+                        Err(e) => (None, None, Some(e.to_string())),
                     }
-                    Err(e) => (None, None, Some(e.to_string())),
-                },
-                Design::GridSync => split(run_grid_sync(gpu, b, t, r)),
+                }
+                Design::GridSync => split(run_grid_sync_with(gpu, b, t, r, &extra)),
                 Design::Naive => split(run_naive_barrier(gpu, b, t, r, w)),
             };
             out.push(point(s, name, ns, run, err, log));
         }
     }
     out
+}
+
+/// The table class of the barrier runs: [`ShapeClass::BarrierSkewed`] with skewed arrivals.
+pub(super) fn class_of(cfg: &PrimitivesConfig) -> ShapeClass {
+    if cfg.skew_ns > 0 {
+        ShapeClass::BarrierSkewed
+    } else {
+        ShapeClass::Barrier
+    }
 }
 
 /// The lab's variants in every shape (not recorded in the table: not library kinds).
@@ -284,6 +304,7 @@ pub(super) fn summarise(
     barrier: &[BarrierPoint],
     shapes: &[BenchShape],
     table: &ShapeTable,
+    class: ShapeClass,
     log: &mut dyn FnMut(&str),
 ) -> Vec<ShapeSummary> {
     log("barrier per shape: best of ours vs grid.sync(), and the shape-aware default");
@@ -308,7 +329,7 @@ pub(super) fn summarise(
         let query = LaunchShape::new(s.blocks, s.threads);
         let is_kind = |k: &str| BarrierKind::parse(k).is_some();
         let default = table
-            .best_where(ShapeClass::Barrier, query, is_kind)
+            .best_where(class, query, is_kind)
             .map(|(k, ns)| (k.to_string(), ns));
         let ratio = match (&best, grid) {
             (Some((_, b)), Some(g)) if g > 0.0 => Some(b / g),
@@ -319,12 +340,12 @@ pub(super) fn summarise(
             _ => None,
         };
         let builtin = builtin_table.as_ref().and_then(|t| {
-            t.best_where(ShapeClass::Barrier, query, is_kind)
+            t.best_where(class, query, is_kind)
                 .map(|(k, _)| k.to_string())
         });
         let builtin_ratio = builtin.as_ref().and_then(|k| {
             let here = table
-                .ranking(ShapeClass::Barrier, query)
+                .ranking(class, query)
                 .into_iter()
                 .find(|(n, _)| n == k)?
                 .1;

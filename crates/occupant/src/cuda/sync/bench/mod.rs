@@ -50,6 +50,12 @@ pub struct PrimitivesConfig {
     pub semaphores: bool,
     /// The deadline of every wait.
     pub watchdog: Watchdog,
+    /// Skewed arrivals: before each timed barrier every block waits a seeded pseudo-random
+    /// delay, uniform in [0, skew_ns) ns ([`skew_option`](super::run::skew_option)); the
+    /// barrier kinds' times then go into the table as [`ShapeClass::BarrierSkewed`]
+    /// (crate::model::ShapeClass), the class persistent kernels choose from. 0: all blocks
+    /// arrive together ([`ShapeClass::Barrier`](crate::model::ShapeClass)).
+    pub skew_ns: u32,
 }
 
 impl Default for PrimitivesConfig {
@@ -63,6 +69,7 @@ impl Default for PrimitivesConfig {
             mutexes: true,
             semaphores: true,
             watchdog: Watchdog::default().with_timeout(Duration::from_secs(5)),
+            skew_ns: 0,
         }
     }
 }
@@ -118,10 +125,24 @@ pub fn run_primitives(
         report.semaphore = contention::measure_semaphores(gpu, cfg, log);
     }
     if cfg.barriers {
-        report.barrier_summary = barrier::summarise(&report.barrier, &shapes, &table, log);
+        let class = barrier::class_of(cfg);
+        report.barrier_summary = barrier::summarise(&report.barrier, &shapes, &table, class, log);
     }
     report.shape_table = table;
     report
+}
+
+/// `new` with the measurements of `old` whose class `new` has none of (a run with skewed
+/// arrivals measures only [`ShapeClass::BarrierSkewed`](crate::model::ShapeClass) and keeps
+/// the stored barrier and mutex entries; a run without keeps the stored skewed entries).
+pub fn merge_tables(old: &ShapeTable, new: &ShapeTable) -> ShapeTable {
+    let mut t = new.clone();
+    for m in &old.measurements {
+        if !new.measurements.iter().any(|n| n.class == m.class) {
+            t.measurements.push(m.clone());
+        }
+    }
+    t
 }
 
 /// Stores `table` with the device's machine abstraction
@@ -129,7 +150,7 @@ pub fn run_primitives(
 /// it from (measuring the abstraction first if none is stored). Returns the file written.
 pub fn store_shape_table(gpu: &Gpu, table: &ShapeTable) -> Result<PathBuf> {
     let mut m = MachineAbstraction::for_gpu(gpu)?;
-    m.shapes = table.clone();
+    m.shapes = merge_tables(&m.shapes, table);
     let p = MachineAbstraction::store_path(&gpu.info().name).ok_or_else(|| {
         crate::Error::Io(
             "no folder to store the machine abstraction in (set OCCUPANT_MACHINE_DIR)".into(),
