@@ -7,7 +7,10 @@
 # bench/results/<nvidia-h100|nvidia-h200>/i11-primitives/<run>/).
 # Step 1 here builds the test executable (release, stripped) into a git-ignored folder with a
 # runner. Step 2, one device `run`: bash .gpu-i11-misses/run.sh [steps...]
-# Steps (default: mutex barrier sanitizer; limits 60 + 170 + 2 x 15 s).
+# Steps (default: mutex barrier primitives skewed sanitizer; limits 60 + 170 + 150 + 100 + 2 x 15 s):
+# (occupant bench primitives, every kind beside grid.sync, and the shape table measured: the
+# built-in table of this GPU) and `skewed` (the same, barriers only, skewed arrivals of up to
+# SKEW_NS = 3000 ns: the barrier_skewed entries of the table).
 # Results: $OUT/results.tar.gz and $OUT/summary.txt.
 # Environment: GPU_DIR (default <repo>/.gpu-i11-misses), CARGO_TARGET_DIR; on the device
 # I11_SKEWS (default 0,3000: the barrier's skews in ns).
@@ -15,22 +18,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu-i11-misses}"
 cd "$root"
-target="${CARGO_TARGET_DIR:-$root/target}"
-exe=$(cargo test --release --no-run -p occupant --test gpu_i11_misses --message-format=json 2>/dev/null |
-  python3 -c '
-import json, sys
-for line in sys.stdin:
-    try: m = json.loads(line)
-    except ValueError: continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        print(m["executable"])
-')
-rm -rf "$dest"
-mkdir -p "$dest"
-cp "$exe" "$dest/test-occupant-gpu_i11_misses"
-strip --strip-debug "$dest/test-occupant-gpu_i11_misses"
-git -C "$root" rev-parse HEAD >"$dest/COMMIT"
-cp "$root/scripts/gpu-steps.sh" "$dest/steps.sh"
+source "$root/scripts/gpu-bundle.sh"
+gpu_bundle "$dest" occupant --test gpu_i11_misses
 git -C "$root" status --short >"$dest/STATUS"
 cat >"$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
@@ -40,13 +29,20 @@ cp "$here/STATUS" "$res/STATUS"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 echo "${gpu:-no GPU}" >"$res/GPU"
 echo "GPU: ${gpu:-none found} (results: bench/results/$(echo "${gpu:-none}" | tr 'A-Z' 'a-z' | awk '{print $1"-"$2}')/)" | tee -a "$sum"
-steps="${*:-mutex barrier sanitizer}"
+steps="${*:-mutex barrier primitives skewed sanitizer}"
 for s in $steps; do
   case $s in
     mutex) step i11-misses-mutex 60 "$here/test-occupant-gpu_i11_misses" --exact i11_misses_mutex --nocapture
       grep -E "^device|^  |test result|panicked|counter|failures" "$res/i11-misses-mutex.log" | head -30 >>"$sum" ;;
     barrier) step i11-misses-barrier 170 "$here/test-occupant-gpu_i11_misses" --exact i11_misses_barrier --nocapture
       grep -E "^device|^  |test result|panicked|failures" "$res/i11-misses-barrier.log" | head -200 >>"$sum" ;;
+    primitives) step primitives 150 "$here/occupant" bench primitives --backend cuda --no-semaphores \
+        --out "$res/primitives" --shape-table "$res/primitives/builtin-shape-table.json"
+      grep -E "^  [0-9]+x[0-9]+ +(best|built-in)" "$res/primitives.log" | head -20 >>"$sum"
+      grep -E "Mops|^  (spin|spin_backoff|lazy_cohort|flat_combining|duo_combining) " "$res/primitives.log" | head -12 >>"$sum" ;;
+    skewed) step skewed 100 "$here/occupant" bench primitives --backend cuda --skew-ns "${SKEW_NS:-3000}" \
+        --rounds 4000 --out "$res/skewed" --shape-table "$res/skewed/builtin-shape-table.json"
+      grep -E "^  [0-9]+x[0-9]+ +(best|built-in)" "$res/skewed.log" | head -20 >>"$sum" ;;
     sanitizer) sanitize_smoke 15 "$here/test-occupant-gpu_i11_misses" i11_misses_sanitizer_smoke ;;
     *) echo "unknown step $s" | tee -a "$sum" ;;
   esac

@@ -767,3 +767,178 @@ LAB_COMB(lab_duo_p1_late, lab::Duo<1u, true, true>)
 LAB_COMB(lab_duo_p1_nohint, lab::Duo<1u, false, false>)
 LAB_COMB(lab_duo_p4, lab::Duo<4u, false, true>)
 LAB_COMB(lab_duo_p4_late, lab::Duo<4u, true, true>)
+
+// ---- Run 5 (i11-misses): the lazy small-grid combining lock -------------------------------
+// lab::LazyDuo<HOLD>: Duo whose combiner KEEPS the role between its own calls (parked, no
+// fence and no role atomic for its own critical sections), serving in each call every request
+// the others published (one acquire fence, one release fence per call that served any); it
+// releases the role (fence, then the served numbers with LOCK clear) after HOLD calls in a row
+// (HOLD = 0: never) and in its destructor. The others publish and wait for their result or for
+// a free role. Parks like LazyCohortMutex: a holder that waits between calls for a block that
+// waits for the lock deadlocks (the watchdog reports it). Statistics (counter[4 + b]: turns
+// as combiner, counter[8 + b]: requests of others served) for the lab's readout.
+namespace lab {
+template <unsigned HOLD>
+struct LazyDuo {
+  typedef occ::u32 Arg;
+  typedef occ::u32 Result;
+  static constexpr u64 kLock = 1ull << 63;
+  static constexpr u32 kBits = 21u;
+  static constexpr u32 kMask = (1u << kBits) - 1u;
+  u32* state;
+  occ::sync::CounterOp op;
+  u32 me, n, seq;
+  bool delegated;
+  bool holding;  // the role is parked here
+  u64 w;         // the served numbers while holding
+  u32 held;      // calls in a row as the holder
+  u32 turns, others;
+  __device__ LazyDuo(u32* s, occ::sync::CounterOp o)
+      : state(s), op(o), me(occ::block_linear_id()), n(0u), seq(0u), delegated(false),
+        holding(false), w(0ull), held(0u), turns(0u), others(0u) {
+    const u32 g = gridDim.x * gridDim.y * gridDim.z;
+    n = g < 3u ? g : 3u;
+    seq = (u32)(occ::ld_relaxed(req(me)) >> 32);
+  }
+  __device__ ~LazyDuo() {
+    if (holding) release();
+    if (op.counter != nullptr && me < 4u) {
+      atomicAdd(op.counter + 4u + me, turns);
+      atomicAdd(op.counter + 8u + me, others);
+    }
+  }
+  __device__ __forceinline__ u64* role() const { return reinterpret_cast<u64*>(state); }
+  __device__ __forceinline__ u64* req(u32 b) const {
+    return reinterpret_cast<u64*>(state + 32u * (1u + b));
+  }
+  __device__ __forceinline__ u64* res(u32 b) const {
+    return reinterpret_cast<u64*>(state + 32u * (4u + b));
+  }
+  __device__ __forceinline__ static u32 field(u64 x, u32 b) {
+    return (u32)(x >> (kBits * b)) & kMask;
+  }
+  __device__ __forceinline__ static u64 with_field(u64 x, u32 b, u32 v) {
+    return (x & ~((u64)kMask << (kBits * b))) | ((u64)(v & kMask) << (kBits * b));
+  }
+  __device__ __forceinline__ void release() {
+    occ::fence_acq_rel();
+    occ::st_relaxed(role(), w & ~kLock);
+    holding = false;
+    held = 0u;
+  }
+  /// Under the role: serve what the slots h0, h1 show pending; true if any.
+  __device__ __forceinline__ bool serve(u32 o0, u32 o1, u64 h0, u64 h1) {
+    const bool p0 = o0 < n && (((u32)(h0 >> 32)) & kMask) == ((field(w, o0) + 1u) & kMask);
+    const bool p1 = o1 < n && (((u32)(h1 >> 32)) & kMask) == ((field(w, o1) + 1u) & kMask);
+    if (!p0 && !p1) return false;
+    occ::sync::flat::fence_acquire();
+    if (p0) {
+      h0 = (h0 & 0xffffffff00000000ull) | op((u32)h0);
+      w = with_field(w, o0, (u32)(h0 >> 32));
+    }
+    if (p1) {
+      h1 = (h1 & 0xffffffff00000000ull) | op((u32)h1);
+      w = with_field(w, o1, (u32)(h1 >> 32));
+    }
+    occ::fence_acq_rel();  // the release of the results and of every Op so far
+    if (p0) occ::st_relaxed(res(o0), h0);
+    if (p1) occ::st_relaxed(res(o1), h1);
+    others += (p0 ? 1u : 0u) + (p1 ? 1u : 0u);
+    return true;
+  }
+  __device__ __forceinline__ bool try_apply(const Arg& arg, Result* result) {
+    if (me >= 3u) {
+      occ::expire(occ::Prim::FlatCombiningMutex);
+      return false;
+    }
+    const u32 o0 = me == 0u ? 1u : 0u;
+    const u32 o1 = me == 2u ? 1u : 2u;
+    u64 h0 = 0ull, h1 = 0ull;
+    if (holding) {
+      // The role is here: the slots' loads in flight while the own Op runs.
+      if (o0 < n) h0 = occ::ld_relaxed(req(o0));
+      if (o1 < n) h1 = occ::ld_relaxed(req(o1));
+      *result = op(arg);
+      ++turns;
+      serve(o0, o1, h0, h1);
+      if (HOLD != 0u && ++held >= HOLD) release();
+      return true;
+    }
+    u64 old = kLock;
+    if (!delegated) {
+      if (o0 < n) h0 = occ::ld_relaxed(req(o0));
+      if (o1 < n) h1 = occ::ld_relaxed(req(o1));
+      old = occ::sync::flat::atomic_or_relaxed(role(), kLock);
+    }
+    u64 got = 0ull;
+    bool served = false;
+    if (!(old & kLock)) {
+      occ::sync::flat::fence_acquire();
+      w = old;
+      *result = op(arg);
+    } else {
+      ++seq;
+      occ::fence_acq_rel();
+      occ::st_relaxed(req(me), ((u64)seq << 32) | arg);
+      bool combiner = false;
+      u64* const mine = res(me);
+      u64* const rw = role();
+      const u32 want = seq;
+      if (!occ::poll_until(occ::Prim::FlatCombiningMutex, [&] {
+            const u64 r = occ::ld_relaxed(mine);
+            const u64 l = occ::ld_relaxed(rw);
+            if ((u32)(r >> 32) == want) {
+              got = r;
+              return true;
+            }
+            if (!(l & kLock)) {
+              old = occ::sync::flat::atomic_or_relaxed(rw, kLock);
+              if (!(old & kLock)) {
+                combiner = true;
+                return true;
+              }
+            }
+            return false;
+          }))
+        return false;
+      occ::sync::flat::fence_acquire();
+      if (!combiner) {
+        *result = (u32)got;
+        delegated = true;
+        return true;
+      }
+      w = old;
+      served = field(w, me) == (seq & kMask);
+      if (!served) {
+        *result = op(arg);
+        w = with_field(w, me, seq);
+      }
+      if (o0 < n) h0 = occ::ld_relaxed(req(o0));
+      if (o1 < n) h1 = occ::ld_relaxed(req(o1));
+    }
+    delegated = false;
+    holding = true;
+    held = 0u;
+    ++turns;
+    serve(o0, o1, h0, h1);
+    if (served) {
+      // The previous holder served it before releasing: its result is on the way.
+      u64* const mine = res(me);
+      const u32 want = seq;
+      if (!occ::poll_until(occ::Prim::FlatCombiningMutex, [&] {
+            got = occ::ld_relaxed(mine);
+            return (u32)(got >> 32) == want;
+          }))
+        return false;
+      occ::sync::flat::fence_acquire();
+      *result = (u32)got;
+    }
+    if (HOLD != 0u && ++held >= HOLD) release();
+    return true;
+  }
+};
+}  // namespace lab
+
+LAB_COMB(lab_lazy_duo, lab::LazyDuo<0u>)
+LAB_COMB(lab_lazy_duo_h64, lab::LazyDuo<64u>)
+LAB_COMB(lab_lazy_duo_h8, lab::LazyDuo<8u>)

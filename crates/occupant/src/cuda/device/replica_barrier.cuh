@@ -88,20 +88,30 @@
 #ifndef OCC_RELAY_LEAVES
 #define OCC_RELAY_LEAVES 480
 #endif
-// Throttled polls (experiment, off by default): after a poll that saw `missing` arrivals still
-// to come, sleep min(missing << OCC_POLL_PAUSE_SHIFT, OCC_POLL_PAUSE_MAX_NS) ns (__nanosleep,
-// which leaves the SM's issue slots to the blocks still working) before the next one, when
-// that is at least OCC_POLL_PAUSE_MIN_NS (a sleep's wake-up is coarse: near the end, spin). Inside
-// the apps, whose phases end with skewed arrivals, ~1000 early blocks polling the arrival line
-// slow the stragglers' arrivals on it (bench/results/nvidia-h100/apps/kinds-dde2d39).
+// Throttled polls (the library's default since i11-misses; -DOCC_POLL_PAUSE_SHIFT=-1: off):
+// after a poll that saw `missing` arrivals still to come, sleep min(missing <<
+// OCC_POLL_PAUSE_SHIFT, OCC_POLL_PAUSE_MAX_NS) ns (__nanosleep, which leaves the SM's issue
+// slots to the blocks still working) before the next one, when that is at least
+// OCC_POLL_PAUSE_MIN_NS (a sleep's wake-up is coarse: near the end, spin), and, with
+// OCC_POLL_PAUSE_GATE (default 1), only while more arrivals are missing than the GPU has SMs
+// (%nsmid), so a barrier of at most one block per SM never sleeps. Inside the apps, whose
+// phases end with skewed arrivals, ~1000 early blocks polling the arrival line slow the
+// stragglers' arrivals on it (bench/results/nvidia-h100/apps/kinds-dde2d39). Measured on an
+// H100 (bench/results/nvidia-h100/i11-primitives/misses-r1/): with every block arriving
+// together shift 1 costs nothing to lean / lean_pause at one block per SM and is within noise
+// at full occupancy; with skewed arrivals (a random delay < 3 us before each barrier) it gains
+// 13-17 % at 2112x128 and 1056x256 and costs ~1 % at 132 blocks (hence the gate).
 #ifndef OCC_POLL_PAUSE_SHIFT
-#define OCC_POLL_PAUSE_SHIFT -1
+#define OCC_POLL_PAUSE_SHIFT 1
 #endif
 #ifndef OCC_POLL_PAUSE_MAX_NS
 #define OCC_POLL_PAUSE_MAX_NS 1000
 #endif
 #ifndef OCC_POLL_PAUSE_MIN_NS
 #define OCC_POLL_PAUSE_MIN_NS 64
+#endif
+#ifndef OCC_POLL_PAUSE_GATE
+#define OCC_POLL_PAUSE_GATE 1
 #endif
 
 namespace occ {
@@ -135,6 +145,8 @@ __device__ __forceinline__ void spin_cycles(unsigned cycles) {
 template <unsigned DEPTH, unsigned GAP, unsigned EVERY = 1u>
 __device__ __forceinline__ bool poll_pipelined(unsigned prim, const u32* w, u32 target) {
   const bool given_up = aborted();
+  unsigned nsmid = 0u;
+  if (OCC_POLL_PAUSE_SHIFT >= 0 && OCC_POLL_PAUSE_GATE) asm("mov.u32 %0, %%nsmid;" : "=r"(nsmid));
   u32 v[DEPTH];
   v[0] = ld_relaxed(w);
 #pragma unroll
@@ -151,7 +163,7 @@ __device__ __forceinline__ bool poll_pipelined(unsigned prim, const u32* w, u32 
         fence_acquire();
         return true;
       }
-      if (OCC_POLL_PAUSE_SHIFT >= 0) {
+      if (OCC_POLL_PAUSE_SHIFT >= 0 && (!OCC_POLL_PAUSE_GATE || (unsigned)missing > nsmid)) {
         const unsigned ns = (unsigned)missing << (OCC_POLL_PAUSE_SHIFT >= 0 ? OCC_POLL_PAUSE_SHIFT : 0);
         if (ns >= OCC_POLL_PAUSE_MIN_NS) __nanosleep(ns < OCC_POLL_PAUSE_MAX_NS ? ns : OCC_POLL_PAUSE_MAX_NS);
       }

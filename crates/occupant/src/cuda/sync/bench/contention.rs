@@ -19,11 +19,25 @@ pub fn mutex_label(kind: MutexKind, cluster: u32) -> String {
     }
 }
 
-/// The contention points: 1 … 8 blocks per SM, and full occupancy of 128-thread blocks.
+/// The contention points: 1, 2, 3, 4 … 8 blocks per SM, and full occupancy of 128-thread
+/// blocks (3: the point where the two-block hand-off still limits the combining locks).
 fn contention_points(gpu: &Gpu) -> Vec<usize> {
     let sms = gpu.info().sm_count as usize;
     let full = gpu.info().resident_blocks_bound(128) as usize;
-    let mut counts = vec![1usize, 2, 4, 8, 16, 33, 66, sms, 2 * sms, 4 * sms, 8 * sms];
+    let mut counts = vec![
+        1usize,
+        2,
+        3,
+        4,
+        8,
+        16,
+        33,
+        66,
+        sms,
+        2 * sms,
+        4 * sms,
+        8 * sms,
+    ];
     counts.retain(|&c| c < full);
     counts.push(full);
     counts
