@@ -105,6 +105,7 @@ fn i11_misses_mutex() {
         MutexKind::SpinBackoff,
         MutexKind::LazyCohort,
         MutexKind::FlatCombining,
+        MutexKind::LazyCombining,
     ];
     let labs: Vec<&str> = DUOS.iter().copied().chain(["flat_c4"]).collect();
     let mut names: Vec<String> = kinds.iter().map(|k| k.name().to_string()).collect();
@@ -120,6 +121,9 @@ fn i11_misses_mutex() {
             let iters = (OPS / b).max(20) as u32;
             for (i, row) in table.iter_mut().enumerate() {
                 let r = if i < kinds.len() {
+                    if kinds[i].capacity().is_some_and(|c| b > c) {
+                        continue;
+                    }
                     run_mutex(&gpu, kinds[i], b, 128, iters, false, wd())
                         .map(|r| r.mops)
                         .map_err(|e| format!("{} at {b}: {e}", kinds[i]))
@@ -168,8 +172,22 @@ fn i11_misses_mutex() {
             }
         }
     }
+    // The library's lazy kind: exact, and free after the launch (the destructors released).
+    for &b in &[1usize, 2, 3] {
+        let iters = (60_000 / b) as u32;
+        match run_mutex(&gpu, MutexKind::LazyCombining, b, 128, iters, true, wd()) {
+            Ok(r) if r.counter == b as u64 * u64::from(iters) && r.free_after => {}
+            Ok(r) => failures.push(format!(
+                "lazy_combining at {b}: counter {} of {}, free after {}",
+                r.counter,
+                b as u64 * u64::from(iters),
+                r.free_after
+            )),
+            Err(e) => failures.push(format!("lazy_combining at {b}: {e}")),
+        }
+    }
     println!(
-        "exact counters of the duo designs at 1, 2, 3 blocks: {} failures",
+        "exact counters of the duo designs and lazy_combining at 1, 2, 3 blocks: {} failures",
         failures.len()
     );
     common::record(
@@ -306,6 +324,10 @@ fn i11_misses_sanitizer_smoke() {
             let (_, c) = run_lab(&m, l, &gpu, b, 20, true).unwrap();
             assert_eq!(c, b as u64 * 20, "{l} at {b}");
         }
+    }
+    for b in [2usize, 3] {
+        let r = run_mutex(&gpu, MutexKind::LazyCombining, b, 128, 20, true, wd()).unwrap();
+        assert_eq!(r.counter, b as u64 * 20, "lazy_combining at {b}");
     }
     let r = run_barrier(&gpu, BarrierKind::Lean, 6, 128, 1, 20, true, wd()).unwrap();
     assert_eq!(r.violations, 0);

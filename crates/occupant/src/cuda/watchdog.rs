@@ -90,7 +90,7 @@ impl Control {
 }
 
 /// The primitive ids of `occ::Prim` (device/watchdog.cuh), in order.
-pub const PRIMITIVES: [&str; 34] = [
+pub const PRIMITIVES: [&str; 35] = [
     "user",
     "naive_barrier",
     "xf_barrier",
@@ -125,6 +125,7 @@ pub const PRIMITIVES: [&str; 34] = [
     "lean_lines_barrier",
     "lean_bell_barrier",
     "lean_pause_barrier",
+    "lazy_combining_mutex",
 ];
 
 /// The name of device primitive id `id` (`occ::Prim`), `"unknown"` for an id not in the table.

@@ -44,7 +44,7 @@
 //! | --- | --- | --- |
 //! | discovery | quiescent ([`QuiescentDiscovery`]), seed 001's over any [`MutexKind`] with a delay ([`LockedDiscovery`]) | quiescent, with the executor's occupancy hint |
 //! | barrier | [`XfBarrier`], [`AtomicBarrier`], [`TreeBarrier`] | XF; per shape: [`Barrier::with_default_kind_for`] |
-//! | mutex | spin, spin+backoff ([`SpinMutex`]), ticket, ticket+backoff ([`TicketMutex`]), cohort ([`CohortMutex`]); MCS cohort, plain and lazy ([`McsCohortMutex`], the GPU's cluster-cohort twin, not in [`MutexKind`]: it needs each caller's cohort and member); combining ([`CombiningMutex`], the twin of `occ::sync::CombiningMutex<Op>`: the caller hands over the critical section as a closure, so it is not a lock/unlock [`MutexKind`]); flat combining ([`FlatCombiningMutex`], the twin of `occ::sync::FlatCombiningMutex<Op>`, same API); small-grid flat combining for at most 3 participants ([`DuoCombiningMutex`], the twin of `occ::sync::DuoCombiningMutex<Op>`, same API) | ticket; per shape: [`Mutex::with_default_kind_for`] |
+//! | mutex | spin, spin+backoff ([`SpinMutex`]), ticket, ticket+backoff ([`TicketMutex`]), cohort ([`CohortMutex`]); MCS cohort, plain and lazy ([`McsCohortMutex`], the GPU's cluster-cohort twin, not in [`MutexKind`]: it needs each caller's cohort and member); combining ([`CombiningMutex`], the twin of `occ::sync::CombiningMutex<Op>`: the caller hands over the critical section as a closure, so it is not a lock/unlock [`MutexKind`]); flat combining ([`FlatCombiningMutex`], the twin of `occ::sync::FlatCombiningMutex<Op>`, same API); lazy flat combining for at most 3 participants, the holder keeps the role between its calls ([`LazyCombiningMutex`], the twin of `occ::sync::LazyCombiningMutex<Op>`, same API plus `release`) | ticket; per shape: [`Mutex::with_default_kind_for`] |
 //! | semaphore | spin, spin+backoff ([`SpinSemaphore`]), sleeping ([`SleepingSemaphore`]) | sleeping |
 
 pub mod atomic;
@@ -58,11 +58,11 @@ mod combining_mutex;
 mod discovery;
 mod discovery_kind;
 mod discovery_recall;
-mod duo_combining_mutex;
 mod environment;
 mod episode;
 mod flat_combining_mutex;
 mod group_ops;
+mod lazy_combining_mutex;
 mod locked_discovery;
 mod mcs_cohort_mutex;
 mod mutex;
@@ -89,11 +89,11 @@ pub use combining_mutex::{
 pub use discovery::{Discovered, Discovery, NON_PARTICIPATING};
 pub use discovery_kind::DiscoveryKind;
 pub use discovery_recall::{measure_discovery, DiscoveryRun};
-pub use duo_combining_mutex::{DuoCombiningMutex, DUO_COMBINING_MAX_PARTICIPANTS};
 pub use environment::Participation;
 pub use flat_combining_mutex::{
     FlatCombiningMutex, FLAT_COMBINING_CHUNK, FLAT_COMBINING_MAX_PARTICIPANTS,
 };
+pub use lazy_combining_mutex::{LazyCombiningMutex, LAZY_COMBINING_MAX_PARTICIPANTS};
 pub use locked_discovery::LockedDiscovery;
 pub use mcs_cohort_mutex::{McsCohortMutex, MCS_COHORT_PASSES};
 pub use mutex::{Mutex, MutexKind, RawMutex};

@@ -12,6 +12,7 @@
 #include "combining_barrier.cuh"
 #include "combining_mutex.cuh"
 #include "flat_combining_mutex.cuh"
+#include "lazy_combining_mutex.cuh"
 #include "coop.cuh"
 #include "discovery.cuh"
 #include "forkjoin.cuh"

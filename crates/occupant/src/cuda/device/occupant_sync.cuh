@@ -21,6 +21,7 @@
 #include "cohort_mutex.cuh"
 #include "combining_mutex.cuh"
 #include "flat_combining_mutex.cuh"
+#include "lazy_combining_mutex.cuh"
 #include "combining_barrier.cuh"
 #include "discovery.cuh"
 #include "hierarchical_barrier.cuh"

@@ -74,6 +74,7 @@ enum Prim : unsigned {
   LeanLinesBarrier = 31,
   LeanBellBarrier = 32,
   LeanPauseBarrier = 33,
+  LazyCombiningMutex = 34,
 };
 
 /// The per-module watchdog record, shared by the host runtime and the device code.

@@ -72,6 +72,24 @@ extern "C" __global__ void mutex_flat_combining(u32* state, u32* counter, u32 it
   times[2u * occ::block_linear_id() + 1u] = t1;
 }
 
+// mutex_lazy_combining: the lazy small-grid combining lock (lazy_combining_mutex.cuh), as
+// mutex_combining, at most 3 blocks. The holder releases the role in the destructor, after the
+// timed loop. State: lazy_combining_state_words().
+extern "C" __global__ void mutex_lazy_combining(u32* state, u32* counter, u32 iters, u32 work,
+                                                u64* times) {
+  if (occ::local_linear_id() != 0u) return;  // one representative per block
+  occ::sync::LazyCombiningMutex<occ::sync::CounterOp> m(state,
+                                                        occ::sync::CounterOp{counter, work});
+  const u64 t0 = occ::globaltimer();
+  u32 before = 0u;
+  for (u32 i = 0u; i < iters; ++i) {
+    if (!m.try_apply(1u, &before)) return;
+  }
+  const u64 t1 = occ::globaltimer();
+  times[2u * occ::block_linear_id()] = t0;
+  times[2u * occ::block_linear_id() + 1u] = t1;
+}
+
 // mutex_cohort, mutex_mcs_cohort, mutex_lazy_cohort: the cohort locks (cohort_mutex.cuh,
 // mcs_cohort_mutex.cuh), whose every thread constructs the mutex (it initialises and
 // synchronises the cluster's local state). Compiled with -DOCC_CLUSTER_SIZE=k for cluster

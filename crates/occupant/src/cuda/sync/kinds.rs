@@ -136,6 +136,14 @@ kind_enum! {
         /// turn. Functor API as [`MutexKind::Combining`] (`occ::sync::FlatCombiningMutex<Op>`,
         /// argument and result of at most 4 bytes), so never a default for [`super::Mutex`].
         FlatCombining => "flat_combining", "occ::sync::FlatCombiningMutex", 30;
+        /// Lazy flat-combining lock for at most 3 contending blocks
+        /// (lazy_combining_mutex.cuh): the block that takes the role keeps it between its own
+        /// calls (no fence, no role atomic for its own critical sections) and serves the
+        /// others' published requests in each call. Parks like [`MutexKind::LazyCohort`]: a
+        /// holder must not wait between calls for a block that waits for the lock (or call
+        /// `release()` first). Functor API as [`MutexKind::FlatCombining`]
+        /// (`occ::sync::LazyCombiningMutex<Op>`), never a default for [`super::Mutex`].
+        LazyCombining => "lazy_combining", "occ::sync::LazyCombiningMutex", 34;
     }
 }
 
@@ -196,6 +204,13 @@ impl BarrierKind {
         }
     }
 }
+
+/// Blocks a lazy combining lock serves (`LazyCombiningMutexT::kCapacity`).
+pub const LAZY_COMBINING_CAPACITY: usize = 3;
+
+/// u32 words of a lazy combining lock's state: 7 lines (the role word, three request and three
+/// result slots; `occ::sync::lazy_combining_state_words()`).
+pub const LAZY_COMBINING_STATE_WORDS: usize = 7 * 32;
 
 /// Blocks a flat-combining lock's default state serves (`OCC_FLAT_CAPACITY`).
 pub const FLAT_COMBINING_CAPACITY: usize = 4096;
@@ -262,13 +277,17 @@ impl MutexKind {
             | MutexKind::LazyCohort => 64,
             MutexKind::Combining => combining_state_words(COMBINING_CAPACITY),
             MutexKind::FlatCombining => flat_combining_state_words(FLAT_COMBINING_CAPACITY),
+            MutexKind::LazyCombining => LAZY_COMBINING_STATE_WORDS,
         }
     }
 
     /// Whether the kind is a lock/unlock mutex (`lock()`/`unlock()`, usable with
     /// `occ::block_lock`); false for the combining locks, whose critical section is a functor.
     pub fn is_lock(self) -> bool {
-        !matches!(self, MutexKind::Combining | MutexKind::FlatCombining)
+        !matches!(
+            self,
+            MutexKind::Combining | MutexKind::FlatCombining | MutexKind::LazyCombining
+        )
     }
 
     /// The blocks its default state serves (`None`: any number).
@@ -276,6 +295,7 @@ impl MutexKind {
         match self {
             MutexKind::Combining => Some(COMBINING_CAPACITY),
             MutexKind::FlatCombining => Some(FLAT_COMBINING_CAPACITY),
+            MutexKind::LazyCombining => Some(LAZY_COMBINING_CAPACITY),
             _ => None,
         }
     }
@@ -340,6 +360,23 @@ mod tests {
         )));
         assert_eq!(combining_state_words(1), 97);
         assert!(!MutexKind::Combining.is_lock() && MutexKind::Spin.is_lock());
+    }
+
+    #[test]
+    fn lazy_combining_state_matches_the_header() {
+        let h = crate::cuda::header("lazy_combining_mutex.cuh").unwrap();
+        assert!(h.contains("return 7u * 32u;"));
+        assert!(h.contains("static constexpr u32 kCapacity = 3u;"));
+        assert_eq!(LAZY_COMBINING_STATE_WORDS, 7 * 32);
+        assert!(!MutexKind::LazyCombining.is_lock());
+        assert_eq!(
+            MutexKind::LazyCombining.capacity(),
+            Some(LAZY_COMBINING_CAPACITY)
+        );
+        assert_eq!(
+            crate::cuda::primitive_name(MutexKind::LazyCombining.primitive_id()),
+            "lazy_combining_mutex"
+        );
     }
 
     #[test]

@@ -20,7 +20,8 @@ pub use kernels::{
 };
 pub use kinds::{
     combining_state_words, flat_combining_state_words, BarrierKind, DiscoveryMethod, MutexKind,
-    SemaphoreKind, COMBINING_CAPACITY, FLAT_COMBINING_CAPACITY,
+    SemaphoreKind, COMBINING_CAPACITY, FLAT_COMBINING_CAPACITY, LAZY_COMBINING_CAPACITY,
+    LAZY_COMBINING_STATE_WORDS,
 };
 pub use machine::{
     results_dir_name, slug, Access, Characteristics, Defaults, MachineAbstraction, MemoryTiming,

@@ -586,7 +586,7 @@ pub fn run_mutex_clustered(
             st.get(32 * (1 + (st[0] & 0x1fff) as usize)) == Some(&(((st[0] >> 13) & 511) << 1))
         }
         // The role word's LOCK bit (bit 63) is clear.
-        MutexKind::FlatCombining => st[1] >> 31 == 0,
+        MutexKind::FlatCombining | MutexKind::LazyCombining => st[1] >> 31 == 0,
         _ => st[0] == st[32],
     };
     Ok(MutexRun {
