@@ -137,16 +137,30 @@ __device__ __forceinline__ void spin_cycles(unsigned cycles) {
   }
 }
 
+/// The number of SMs (%nsmid).
+__device__ __forceinline__ unsigned sm_count() {
+  unsigned r;
+  asm("mov.u32 %0, %%nsmid;" : "=r"(r));
+  return r;
+}
+
+/// Whether a barrier of `waiters` (blocks, or leaves for the relay) throttles its polls: with
+/// the throttle on (OCC_POLL_PAUSE_SHIFT >= 0), always when OCC_POLL_PAUSE_GATE is 0, else only
+/// with more waiters than SMs (at one per SM or fewer the plain loop runs: measured on an
+/// H100, even a throttle that never sleeps there cost 30-40 ns per barrier, the loop's code).
+__device__ __forceinline__ bool throttle_for(u32 waiters) {
+  return OCC_POLL_PAUSE_SHIFT >= 0 && (!OCC_POLL_PAUSE_GATE || waiters > sm_count());
+}
+
 /// Waits until *w is at or after `target` (epoch_diff), with DEPTH relaxed loads of *w in
 /// flight, first issued GAP cycles apart (each reload is issued as soon as its load returned,
 /// so the stagger persists); then fence.acquire.gpu. True on success; false if the launch was
 /// aborted or the wait expired (recorded by the watchdog). Bounded: the fast spin lasts at
-/// most OCC_FAST_SPIN_NS, then occ::wait_until owns the deadline.
-template <unsigned DEPTH, unsigned GAP, unsigned EVERY = 1u>
-__device__ __forceinline__ bool poll_pipelined(unsigned prim, const u32* w, u32 target) {
+/// most OCC_FAST_SPIN_NS, then occ::wait_until owns the deadline. THROTTLE: the polls'
+/// throttle (see OCC_POLL_PAUSE_SHIFT; poll_pipelined chooses the loop at run time).
+template <unsigned DEPTH, unsigned GAP, unsigned EVERY, bool THROTTLE>
+__device__ __forceinline__ bool poll_loop(unsigned prim, const u32* w, u32 target) {
   const bool given_up = aborted();
-  unsigned nsmid = 0u;
-  if (OCC_POLL_PAUSE_SHIFT >= 0 && OCC_POLL_PAUSE_GATE) asm("mov.u32 %0, %%nsmid;" : "=r"(nsmid));
   u32 v[DEPTH];
   v[0] = ld_relaxed(w);
 #pragma unroll
@@ -163,7 +177,7 @@ __device__ __forceinline__ bool poll_pipelined(unsigned prim, const u32* w, u32 
         fence_acquire();
         return true;
       }
-      if (OCC_POLL_PAUSE_SHIFT >= 0 && (!OCC_POLL_PAUSE_GATE || (unsigned)missing > nsmid)) {
+      if (THROTTLE && OCC_POLL_PAUSE_SHIFT >= 0) {
         const unsigned ns = (unsigned)missing << (OCC_POLL_PAUSE_SHIFT >= 0 ? OCC_POLL_PAUSE_SHIFT : 0);
         if (ns >= OCC_POLL_PAUSE_MIN_NS) __nanosleep(ns < OCC_POLL_PAUSE_MAX_NS ? ns : OCC_POLL_PAUSE_MAX_NS);
       }
@@ -182,6 +196,17 @@ __device__ __forceinline__ bool poll_pipelined(unsigned prim, const u32* w, u32 
   return wait_until(prim, [w, target] { return epoch_diff(ld_acquire(w), target) >= 0; });
 }
 
+/// poll_loop with the throttle where `throttle` says (throttle_for(waiters)); the default
+/// throttles only when OCC_POLL_PAUSE_GATE is 0 (as every poll did before the gate).
+template <unsigned DEPTH, unsigned GAP, unsigned EVERY = 1u>
+__device__ __forceinline__ bool poll_pipelined(unsigned prim, const u32* w, u32 target,
+                                               bool throttle = OCC_POLL_PAUSE_SHIFT >= 0 &&
+                                                               !OCC_POLL_PAUSE_GATE) {
+  if (OCC_POLL_PAUSE_SHIFT >= 0 && throttle)
+    return poll_loop<DEPTH, GAP, EVERY, true>(prim, w, target);
+  return poll_loop<DEPTH, GAP, EVERY, false>(prim, w, target);
+}
+
 /// The polling thread of a block: lane 0 of its last warp (thread 0 in a one-warp block).
 __device__ __forceinline__ unsigned poller_thread() {
   const unsigned n = local_count();
@@ -197,7 +222,8 @@ __device__ __forceinline__ unsigned poller_thread() {
 /// arrival is done. `delay`: cycles to wait before the first poll (0: none).
 template <unsigned DEPTH, unsigned GAP, unsigned EVERY, bool ATOM>
 __device__ __forceinline__ bool replicated_wait(unsigned prim, u32* lines, u32 r, const u32* mine,
-                                                bool arrive, u32 target, unsigned delay) {
+                                                bool arrive, u32 target, unsigned delay,
+                                                bool throttle) {
   const unsigned t = local_linear_id();
   bool ok = true;
   if (ATOM) {
@@ -205,7 +231,7 @@ __device__ __forceinline__ bool replicated_wait(unsigned prim, u32* lines, u32 r
       const u32 old = atomic_add_acq_rel(lines, 1u);
       if (epoch_diff(old + 1u, target) < 0) {
         if (delay != 0u) spin_cycles(delay);
-        ok = poll_pipelined<DEPTH, GAP, EVERY>(prim, lines, target);
+        ok = poll_pipelined<DEPTH, GAP, EVERY>(prim, lines, target, throttle);
       }
     }
     return __syncthreads_and(ok) != 0;
@@ -213,16 +239,9 @@ __device__ __forceinline__ bool replicated_wait(unsigned prim, u32* lines, u32 r
   if (arrive && t < r) red_add_release(lines + t * kLine, 1u);
   if (t == poller_thread()) {
     if (delay != 0u) spin_cycles(delay);
-    ok = poll_pipelined<DEPTH, GAP, EVERY>(prim, mine, target);
+    ok = poll_pipelined<DEPTH, GAP, EVERY>(prim, mine, target, throttle);
   }
   return __syncthreads_and(ok) != 0;
-}
-
-/// The number of SMs (%nsmid).
-__device__ __forceinline__ unsigned sm_count() {
-  unsigned r;
-  asm("mov.u32 %0, %%nsmid;" : "=r"(r));
-  return r;
 }
 
 }  // namespace pulse
@@ -245,9 +264,10 @@ struct ReplicaBarrierT {
   u32 r;
   u32 epoch;
   unsigned delay;  // cycles before the first poll
+  bool throttle;   // the polls' throttle (pulse::throttle_for)
 
   __device__ ReplicaBarrierT(u32* state, const Env& env)
-      : lines(state), n(env.num_groups), epoch(0u) {
+      : lines(state), n(env.num_groups), epoch(0u), throttle(pulse::throttle_for(env.num_groups)) {
     // ADAPTIVE: the delay only with more blocks than SMs, where polls would slow the arrivals
     // (measured on an H100: it pays from 264 blocks on and costs ~130 ns at 132).
     delay = (!ADAPTIVE || n > pulse::sm_count()) ? DELAY : 0u;
@@ -261,7 +281,8 @@ struct ReplicaBarrierT {
     __syncthreads();
     return pulse::replicated_wait<DEPTH, GAP, EVERY, ATOM>(ATOM ? Prim::LeanBarrier
                                                                : Prim::ReplicaBarrier,
-                                                          lines, r, mine, true, epoch * n, delay);
+                                                          lines, r, mine, true, epoch * n, delay,
+                                                          throttle);
   }
 };
 
@@ -280,6 +301,7 @@ struct RelayBarrierT {
   u32 leaves;  // leaves with a participant
   u32 r;
   u32 epoch;
+  bool throttle;  // the polls' throttle (pulse::throttle_for the leaves)
 
   __device__ RelayBarrierT(u32* state, const Env& env) : root(state), epoch(0u) {
     const u32 n = env.num_groups;
@@ -292,6 +314,7 @@ struct RelayBarrierT {
     leaf = state + (32u + l) * pulse::kLine;
     r = leaves < LINES ? leaves : LINES;
     mine = root + (env.group_id % r) * pulse::kLine;
+    throttle = pulse::throttle_for(leaves);
   }
 
   __device__ __forceinline__ bool wait() {
@@ -313,7 +336,8 @@ struct RelayBarrierT {
     }
     bool ok = true;
     if (t == pulse::poller_thread())
-      ok = pulse::poll_pipelined<DEPTH, GAP, EVERY>(Prim::RelayBarrier, mine, e * leaves);
+      ok = pulse::poll_pipelined<DEPTH, GAP, EVERY>(Prim::RelayBarrier, mine, e * leaves,
+                                                    throttle);
     return __syncthreads_and(ok) != 0;
   }
 };
@@ -375,7 +399,7 @@ struct LeanLinesBarrierT {
     if (t < k) {
       if (delay != 0u) pulse::spin_cycles(delay);
       ok = pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanLinesBarrier, lines + t * pulse::kLine,
-                                                epoch * polled);
+                                                epoch * polled, pulse::throttle_for(polled));
     }
     return __syncthreads_and(ok) != 0;
   }
@@ -417,8 +441,9 @@ struct LeanBellBarrierT {
         st_relaxed(bell, e);  // the last arriver rings
       } else {
         if (delay != 0u) pulse::spin_cycles(delay);
-        ok = pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanBellBarrier, bell, e) &&
-             pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanBellBarrier, line, target);
+        ok = pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanBellBarrier, bell, e, false) &&
+             pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanBellBarrier, line, target,
+                                                  pulse::throttle_for(n));
       }
     }
     return __syncthreads_and(ok) != 0;
@@ -456,7 +481,8 @@ struct LeanPauseBarrierT {
           const unsigned d = (unsigned)left << PB;
           pulse::spin_cycles(d > DELAY ? d : DELAY);
         }
-        ok = pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanPauseBarrier, line, target);
+        ok = pulse::poll_pipelined<1u, 0u, EVERY>(Prim::LeanPauseBarrier, line, target,
+                                                  pulse::throttle_for(n));
       }
     }
     return __syncthreads_and(ok) != 0;
