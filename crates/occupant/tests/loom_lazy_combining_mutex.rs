@@ -11,6 +11,8 @@
 //! look served. The holder keeps the role between its calls and gives it up in release() (each
 //! thread after its requests, as the GPU object's destructor) or after `hold` calls in a row
 //! (`_hold_one`: after every call). Patience 2: a waiter takes a free role at its second look.
+//! Dropping the release fence before the results makes five of the six models fail (loom
+//! reports the result read as a data race).
 //!
 //! Run with `scripts/loom.sh` (`RUSTFLAGS="--cfg loom" cargo test --release --test
 //! loom_lazy_combining_mutex`).
