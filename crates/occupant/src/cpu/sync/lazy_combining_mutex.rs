@@ -349,25 +349,23 @@ where
     /// number `seqs[b]` (read before the role atomic or the own request) is its served number +
     /// 1, behind one acquire fence; one release fence; each result's number. The role stays.
     fn serve(&self, me_index: usize, me: &Slot<A, R>, seqs: Vec<u32>) {
-        let n = self.slots.len();
         let mut w = me.w.load(Ordering::Relaxed);
         let mut served = Vec::new();
-        for b in 0..n {
-            if b == me_index || !pending(w, b, seqs[b]) {
+        for (b, (slot, &seq)) in self.slots.iter().zip(&seqs).enumerate() {
+            if b == me_index || !pending(w, b, seq) {
                 continue;
             }
             if served.is_empty() {
                 fence(Ordering::Acquire); // the acquire of the requests
             }
-            let slot = &self.slots[b];
             // SAFETY: written before the release of the request number acquired above (a
             // pending number is the participant's latest: it publishes no other until served).
             let a = slot.arg.with_mut(|a| unsafe { (*a).take() });
             let r = self.run(a.expect("a published request has its argument"));
             // SAFETY: the requester reads it only after the release below.
             slot.result.with_mut(|p| unsafe { *p = Some(r) });
-            w = with_field(w, b, seqs[b]);
-            served.push((b, seqs[b]));
+            w = with_field(w, b, seq);
+            served.push((b, seq));
         }
         me.w.store(w, Ordering::Relaxed);
         if served.is_empty() {
