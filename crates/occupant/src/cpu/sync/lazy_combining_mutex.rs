@@ -102,13 +102,14 @@ struct Slot<A, R> {
 ///             for _ in 0..1000 {
 ///                 m.apply(p, 1, w).unwrap();
 ///             }
+///             // Done with the lock: a holder gives the role up (the GPU object's
+///             // destructor), or the others would wait for it until their deadline.
+///             m.release(p);
 ///         });
 ///     }
 /// });
-/// for p in 0..3 {
-///     m.release(p); // a holder gives the role up
-/// }
 /// assert_eq!(m.apply(0, 0, &w).unwrap(), 3000);
+/// m.release(0);
 /// assert!(m.apply(3, 1, &w).is_err()); // no participant 3
 /// ```
 #[derive(Debug)]
