@@ -25,6 +25,13 @@
 #   hier        bfs/sssp/cc on the high-diameter inputs, persistent vs cooperative, with the
 #               hierarchical barrier (the old default)
 #   relay       bfs/sssp on the high-diameter inputs with --barrier relay
+#   trace       where the iterations go (-DOCC_APP_TRACE: per-block barrier enter/leave times,
+#               occupant_apps::apps::cuda::BarrierTrace): stencil bfs/cc cooperative /
+#               occupancy-api / persistent, ba-4M pagerank multi-kernel / cooperative / persistent
+#   defs        stencil bfs/cc cooperative / persistent (traced) once per entry of DEFS
+#               (';'-separated OCCUPANT_APP_DEFINES values)
+#   tilecost    ba-4M pagerank multi-kernel / persistent with OCCUPANT_APP_TILE_COST=c for each
+#               c of TILE_COSTS (default 16 48 128)
 #   coop        coop_cuda_experiments overhead: persistent / regular / query grid BFS and SSSP,
 #               4 interleaved repetitions of two launches each
 # Results: $OUT/results.tar.gz and $OUT/summary.txt.
@@ -116,6 +123,36 @@ for s in $steps; do
       step bench-relay 35 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp $hd \
         --variants cooperative,occupancy-api,persistent --barrier relay --out "$res/apps-relay"
       grep -E "geomean|FAILED|skipped|compiled" "$res/bench-relay.log" >>"$sum" ;;
+    trace)
+      export OCCUPANT_APP_DEFINES="-DOCC_APP_TRACE"
+      step bench-trace-stencil 60 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,cc \
+        --input stencil:w=1000,h=1000 --variants cooperative,occupancy-api,persistent --out "$res/trace-stencil"
+      grep -E "persistent:|cooperative:|occupancy-api:|trace|FAILED|skipped" "$res/bench-trace-stencil.log" >>"$sum"
+      export OCCUPANT_APP_DEFINES="-DOCC_APP_TRACE -DOCC_APP_TRACE_FROM=1"
+      step bench-trace-ba 90 "$here/occupant" bench apps --interleave --runs 5 --apps pagerank \
+        --input ba:n=4000000,m=4,seed=1 --variants multi-kernel,cooperative,persistent --out "$res/trace-ba"
+      unset OCCUPANT_APP_DEFINES
+      grep -E "persistent:|cooperative:|multi-kernel:|trace|FAILED|skipped" "$res/bench-trace-ba.log" >>"$sum" ;;
+    defs)
+      IFS=';' read -r -a defs <<<"${DEFS:-}"
+      i=0
+      for d in "${defs[@]}"; do
+        i=$((i + 1))
+        echo "defs-$i: $d" >>"$sum"
+        export OCCUPANT_APP_DEFINES="-DOCC_APP_TRACE $d"
+        step "bench-defs-$i" 60 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,cc \
+          --input stencil:w=1000,h=1000 --variants cooperative,persistent --out "$res/defs-$i"
+        unset OCCUPANT_APP_DEFINES
+        grep -E "persistent:|cooperative:|trace|FAILED|skipped" "$res/bench-defs-$i.log" >>"$sum"
+      done ;;
+    tilecost)
+      for c in ${TILE_COSTS:-16 48 128}; do
+        export OCCUPANT_APP_TILE_COST=$c
+        step "bench-tilecost-$c" 90 "$here/occupant" bench apps --interleave --runs 5 --apps pagerank \
+          --input ba:n=4000000,m=4,seed=1 --variants multi-kernel,persistent --out "$res/tilecost-$c"
+        unset OCCUPANT_APP_TILE_COST
+        grep -E "persistent:|multi-kernel:|FAILED|skipped" "$res/bench-tilecost-$c.log" >>"$sum"
+      done ;;
     coop)
       step coop-overhead 65 "$here/coop_cuda_experiments" "$res/coop" overhead 4 grid:1000x1000
       grep -E "slowdown|over_persistent|error|failed" "$res/coop-overhead.log" | cut -c1-600 >>"$sum" ;;

@@ -99,6 +99,12 @@ pub const TILE_COST: u64 = 48;
 /// assert_eq!(tile_cost_prefix(&g, 256), vec![0, TILE_COST, 2 * TILE_COST + 5]);
 /// ```
 pub fn tile_cost_prefix(g: &Csr, heavy_degree: u32) -> Vec<u64> {
+    tile_cost_prefix_with(g, heavy_degree, TILE_COST)
+}
+
+/// [`tile_cost_prefix`] with `tile_cost` instead of [`TILE_COST`] (for experiments: the apps
+/// read it from `OCCUPANT_APP_TILE_COST` when set).
+pub fn tile_cost_prefix_with(g: &Csr, heavy_degree: u32, tile_cost: u64) -> Vec<u64> {
     let heavy_degree = heavy_degree.max(CHUNK);
     let n = g.num_vertices();
     let mut prefix = Vec::with_capacity(n.div_ceil(32) as usize + 1);
@@ -110,7 +116,7 @@ pub fn tile_cost_prefix(g: &Csr, heavy_degree: u32) -> Vec<u64> {
             .filter(|&d| d <= heavy_degree)
             .map(u64::from)
             .sum();
-        total += light + TILE_COST;
+        total += light + tile_cost;
         prefix.push(total);
     }
     prefix

@@ -671,6 +671,27 @@ struct FlagClear {
   const u32* ctl;
   __device__ bool operator()(u32 it) const { return load_volatile(ctl + it % 3u) == 0u; }
 };
+#ifdef OCC_APP_TRACE
+// Barrier trace (diagnostics, -DOCC_APP_TRACE): thread 0 of every block records %globaltimer as
+// it enters and as it leaves the first barrier of iterations OCC_APP_TRACE_FROM ..
+// + kTraceIters, by blockIdx (occupant_apps::apps::cuda::BarrierTrace reads it back).
+#ifndef OCC_APP_TRACE_FROM
+#define OCC_APP_TRACE_FROM 64
+#endif
+enum : u32 { kTraceIters = 64, kTraceBlocks = 4096 };
+__device__ unsigned long long occ_app_trace[kTraceIters * 2u * kTraceBlocks];
+__device__ __forceinline__ void trace_mark(u32 it, u32 p, u32 side) {
+  const u32 i = it - (u32)OCC_APP_TRACE_FROM;
+  if (p == 0u && i < kTraceIters && threadIdx.x == 0u && blockIdx.x < kTraceBlocks) {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    occ_app_trace[(i * 2u + side) * kTraceBlocks + blockIdx.x] = t;
+  }
+}
+#else
+__device__ __forceinline__ void trace_mark(u32, u32, u32) {}
+#endif
+
 template <class Sync, class Phase, class Converged>
 __device__ __forceinline__ void device_loop(Sync& s, u32* ctl, u32 max_iterations, u32 phases,
                                             Phase phase, Converged converged) {
@@ -678,7 +699,9 @@ __device__ __forceinline__ void device_loop(Sync& s, u32* ctl, u32 max_iteration
   for (u32 it = 0u; it < max_iterations; ++it) {
     for (u32 p = 0u; p < phases; ++p) {
       phase(gr, it, p);
+      trace_mark(it, p, 0u);
       if (!s.barrier()) return;
+      trace_mark(it, p, 1u);
     }
     if (converged(it) || it + 1u == max_iterations) {
       if (gr.tid == 0u) ctl[kIters] = it + 1u;

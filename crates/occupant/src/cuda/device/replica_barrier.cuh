@@ -107,6 +107,9 @@
 #ifndef OCC_POLL_PAUSE_MAX_NS
 #define OCC_POLL_PAUSE_MAX_NS 1000
 #endif
+#ifndef OCC_LEAN_ARRIVE_RELEASE
+#define OCC_LEAN_ARRIVE_RELEASE false
+#endif
 #ifndef OCC_POLL_PAUSE_MIN_NS
 #define OCC_POLL_PAUSE_MIN_NS 64
 #endif
@@ -474,8 +477,11 @@ struct LeanPauseBarrierT {
     bool ok = true;
     if (local_linear_id() == 0u) {
       const u32 target = epoch * n;
-      const u32 old = atomic_add_acq_rel(line, 1u);
+      // OCC_LEAN_ARRIVE_RELEASE (experiment): grid.sync's arrival, atom.release, and the last
+      // arriver's acquire as a fence after it (the acquire pattern).
+      const u32 old = OCC_LEAN_ARRIVE_RELEASE ? atomic_add_release(line, 1u) : atomic_add_acq_rel(line, 1u);
       const int left = epoch_diff(target, old + 1u);
+      if (OCC_LEAN_ARRIVE_RELEASE && left <= 0) pulse::fence_acquire();
       if (left > 0) {
         if (pause) {
           const unsigned d = (unsigned)left << PB;
