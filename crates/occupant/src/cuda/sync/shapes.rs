@@ -128,3 +128,57 @@ impl Mutex {
         Self::new(gpu, kind)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cuda::sync::bench::merge_tables;
+    use crate::cuda::sync::{Access, MemoryTiming};
+
+    fn machine() -> MachineAbstraction {
+        let timings: Vec<MemoryTiming> = [true, false]
+            .iter()
+            .flat_map(|&c| {
+                Access::ALL.iter().map(move |&a| MemoryTiming {
+                    access: a,
+                    contentious: c,
+                    total_ns: 100.0,
+                    ns_per_access: 0.1,
+                })
+            })
+            .collect();
+        MachineAbstraction::from_timings("Some GPU", (9, 0), 132, 1056, 1000, timings).unwrap()
+    }
+
+    #[test]
+    fn persistent_kernels_choose_from_the_skewed_measurements_where_there_are_some() {
+        let mut m = machine();
+        let shape = LaunchShape::new(1056, 256);
+        m.shapes
+            .record(ShapeClass::Barrier, "lean_pause", shape, 1720.0);
+        m.shapes.record(ShapeClass::Barrier, "relay", shape, 2050.0);
+        let any = |_: BarrierKind| true;
+        // No skewed measurement: the aligned one.
+        assert_eq!(
+            m.skewed_barrier_for_where(shape, any),
+            Some(BarrierKind::LeanPause)
+        );
+        let mut skewed = ShapeTable::new("Some GPU");
+        skewed.record(ShapeClass::BarrierSkewed, "relay", shape, 4890.0);
+        skewed.record(ShapeClass::BarrierSkewed, "lean", shape, 4618.0);
+        m.shapes = merge_tables(&m.shapes, &skewed);
+        assert_eq!(
+            m.skewed_barrier_for_where(shape, any),
+            Some(BarrierKind::Lean)
+        );
+        assert_eq!(
+            m.skewed_barrier_for_where(shape, |k| k != BarrierKind::Lean),
+            Some(BarrierKind::Relay)
+        );
+        // The aligned choice is unchanged, and a merge keeps the other class.
+        assert_eq!(m.barrier_for(shape), BarrierKind::LeanPause);
+        let aligned = ShapeTable::new("Some GPU");
+        let t = merge_tables(&m.shapes, &aligned);
+        assert_eq!(t.measurements.len(), m.shapes.measurements.len());
+    }
+}
