@@ -10,7 +10,8 @@
 # Steps (default: mutex barrier primitives skewed sanitizer; limits 60 + 170 + 150 + 100 + 2 x 15 s):
 # (occupant bench primitives, every kind beside grid.sync, and the shape table measured: the
 # built-in table of this GPU) and `skewed` (the same, barriers only, skewed arrivals of up to
-# SKEW_NS = 3000 ns: the barrier_skewed entries of the table).
+# SKEW_NS = 3000 ns: the barrier_skewed entries of the table). Not by default: `lean` (Lean's
+# arrival made as grid.sync makes it, the barrier lab's lab_lean_arr_*, at 132x1024 & co).
 # Results: $OUT/results.tar.gz and $OUT/summary.txt.
 # Environment: GPU_DIR (default <repo>/.gpu-i11-misses), CARGO_TARGET_DIR; on the device
 # I11_SKEWS (default 0,3000: the barrier's skews in ns).
@@ -29,13 +30,15 @@ cp "$here/STATUS" "$res/STATUS"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 echo "${gpu:-no GPU}" >"$res/GPU"
 echo "GPU: ${gpu:-none found} (results: bench/results/$(echo "${gpu:-none}" | tr 'A-Z' 'a-z' | awk '{print $1"-"$2}')/)" | tee -a "$sum"
-steps="${*:-mutex barrier primitives skewed sanitizer}"
+steps="${*:-mutex barrier lean primitives skewed sanitizer}"
 for s in $steps; do
   case $s in
     mutex) step i11-misses-mutex 60 "$here/test-occupant-gpu_i11_misses" --exact i11_misses_mutex --nocapture
       grep -E "^device|^  |test result|panicked|counter|failures" "$res/i11-misses-mutex.log" | head -30 >>"$sum" ;;
     barrier) step i11-misses-barrier 170 "$here/test-occupant-gpu_i11_misses" --exact i11_misses_barrier --nocapture
       grep -E "^device|^  |test result|panicked|failures" "$res/i11-misses-barrier.log" | head -200 >>"$sum" ;;
+    lean) step i11-misses-lean 60 "$here/test-occupant-gpu_i11_misses" --exact i11_misses_lean_arrive --nocapture
+      grep -E "^device|^  |test result|panicked|failures" "$res/i11-misses-lean.log" | head -40 >>"$sum" ;;
     primitives) step primitives 150 "$here/occupant" bench primitives --backend cuda --no-semaphores \
         --out "$res/primitives" --shape-table "$res/primitives/builtin-shape-table.json"
       grep -E "^  [0-9]+x[0-9]+ +(best|built-in)" "$res/primitives.log" | head -20 >>"$sum"

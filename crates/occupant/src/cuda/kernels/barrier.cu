@@ -154,6 +154,63 @@ using LabLinesAtom_k4 = occ::sync::LeanLinesBarrierT<4, OCC_LEAN_DELAY_CYCLES, O
 OCC_BARRIER_KERNEL(lab_lines_atom_k4, LabLinesAtom_k4)
 using LabLinesAtom_k8 = occ::sync::LeanLinesBarrierT<8, OCC_LEAN_DELAY_CYCLES, OCC_POLL_EVERY, true>;
 OCC_BARRIER_KERNEL(lab_lines_atom_k8, LabLinesAtom_k8)
+// Run 6 (i11-misses): Lean's arrival made as grid.sync() makes it, at 132x1024 where Lean
+// stays at 0.916-0.919x grid.sync(). MODE 0: atom.acq_rel.gpu (Lean); 1: fence.sc.gpu, then
+// atom.relaxed (grid.sync's __threadfence + atomicAdd); 2: atom.release.gpu; 3: fence.acq_rel.gpu,
+// then atom.relaxed. Modes 1-3: the last arriver's acquire is a fence.acquire.gpu after its
+// atomic (the acquire pattern); the others' is the poll's. LAST: the arrival and the poll by
+// lane 0 of the block's last warp instead of thread 0. Lean's exit (bar.red.and) and pause.
+template <int MODE, bool LAST>
+struct LabLeanArriveT {
+  u32* line;
+  u32 n;
+  u32 epoch;
+  unsigned delay;
+  __device__ LabLeanArriveT(u32* state, const occ::Env& env)
+      : line(state), n(env.num_groups), epoch(0u) {
+    delay = n > occ::pulse::sm_count() ? OCC_LEAN_DELAY_CYCLES : 0u;
+  }
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    __syncthreads();
+    bool ok = true;
+    const unsigned me = LAST ? occ::pulse::poller_thread() : 0u;
+    if (occ::local_linear_id() == me) {
+      const u32 target = epoch * n;
+      u32 old;
+      if (MODE == 0) {
+        old = occ::atomic_add_acq_rel(line, 1u);
+      } else if (MODE == 1) {
+        occ::fence_sc();
+        old = occ::atomic_add_relaxed(line, 1u);
+      } else if (MODE == 2) {
+        old = occ::atomic_add_release(line, 1u);
+      } else {
+        occ::fence_acq_rel();
+        old = occ::atomic_add_relaxed(line, 1u);
+      }
+      const int left = occ::epoch_diff(target, old + 1u);
+      if (left <= 0) {
+        if (MODE != 0) occ::pulse::fence_acquire();
+      } else {
+        if (delay != 0u) occ::pulse::spin_cycles(delay);
+        ok = occ::pulse::poll_pipelined<1u, 0u, OCC_POLL_EVERY>(
+            occ::Prim::LeanBarrier, line, target, occ::pulse::throttle_for(n));
+      }
+    }
+    return __syncthreads_and(ok) != 0;
+  }
+};
+using LabLeanArrSc = LabLeanArriveT<1, false>;
+using LabLeanArrRel = LabLeanArriveT<2, false>;
+using LabLeanArrFence = LabLeanArriveT<3, false>;
+using LabLeanLastWarp = LabLeanArriveT<0, true>;
+using LabLeanArr0 = LabLeanArriveT<0, false>;
+OCC_BARRIER_KERNEL(lab_lean_arr_sc, LabLeanArrSc)
+OCC_BARRIER_KERNEL(lab_lean_arr_rel, LabLeanArrRel)
+OCC_BARRIER_KERNEL(lab_lean_arr_fence, LabLeanArrFence)
+OCC_BARRIER_KERNEL(lab_lean_last_warp, LabLeanLastWarp)
+OCC_BARRIER_KERNEL(lab_lean_arr_acq_rel, LabLeanArr0)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between

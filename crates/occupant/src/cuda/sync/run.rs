@@ -187,6 +187,9 @@ pub fn skew_option(skew_ns: u32) -> Option<String> {
 /// << s cycles before the first poll; `lab_lines_k<K>`: Lean over K lines, every block polling
 /// every line), to measure what each part of the design buys. Run 3
 /// (i11-barrier-fast) keeps the variants that won in runs 1 and 2 (the rest stay compiled).
+/// `lab_lean_arr_<mode>` (i11-misses): Lean's arrival as `atom.acq_rel` (Lean's), `fence.sc` +
+/// relaxed atomic (grid.sync's), `atom.release`, `fence.acq_rel` + relaxed atomic;
+/// `lab_lean_last_warp`: Lean's arrival and poll by the block's last warp.
 pub const BARRIER_LAB: &[&str] = &[
     "lab_replica_r1_d1_e16",
     "lab_replica_atom_d1_e16",
@@ -207,6 +210,11 @@ pub const BARRIER_LAB: &[&str] = &[
     "lab_lines_k32",
     "lab_lines_atom_k4",
     "lab_lines_atom_k8",
+    "lab_lean_arr_acq_rel",
+    "lab_lean_arr_sc",
+    "lab_lean_arr_rel",
+    "lab_lean_arr_fence",
+    "lab_lean_last_warp",
 ];
 
 /// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every
