@@ -33,6 +33,14 @@ use serde::Serialize;
 /// (`OCC_PERSISTENT_MAX_GROUPS` in persistent.cuh).
 pub const PERSISTENT_MAX_GROUPS: usize = 8192;
 
+/// The polls' throttle persistent programs compile with (`-DOCC_POLL_PAUSE_SHIFT`, gated by
+/// `OCC_POLL_PAUSE_GATE` = 1: only in barriers with more waiters than SMs) unless their options
+/// set it: a persistent loop's blocks reach each barrier as their work ends, and with skewed
+/// arrivals the throttle gains 13-18 % at full occupancy of 128 and 256 threads on an H100
+/// (`bench/results/nvidia-h100/i11-primitives/misses-r3`); the shape table's `barrier_skewed`
+/// entries, from which [`persistent_barrier_for_block`] chooses, are measured with it.
+pub const PERSISTENT_POLL_PAUSE_SHIFT: i32 = 1;
+
 /// Bytes of `occ_persistent` before the barrier words (the hint and its padding).
 const HEADER_BYTES: usize = 128;
 
@@ -109,7 +117,8 @@ impl PersistentProgram {
         Self::compile_with_barrier(gpu, kind, name, source, opts)
     }
 
-    /// Compiles `source` with barrier `kind` (`-DOCC_PERSISTENT_BARRIER=<its primitive id>`);
+    /// Compiles `source` with barrier `kind` (`-DOCC_PERSISTENT_BARRIER=<its primitive id>`)
+    /// and, unless `opts` sets it, the polls' throttle ([`PERSISTENT_POLL_PAUSE_SHIFT`]);
     /// [`Error::InvalidLaunch`] for a kind `occ::PersistentKernel` cannot hold
     /// ([`persistent_supports`]).
     pub fn compile_with_barrier(
@@ -126,9 +135,18 @@ impl PersistentProgram {
                 2 * PERSISTENT_MAX_GROUPS
             )));
         }
-        let opts = opts
+        let mut opts = opts
             .clone()
             .option(format!("-DOCC_PERSISTENT_BARRIER={}", kind.primitive_id()));
+        if !opts
+            .options
+            .iter()
+            .any(|o| o.contains("OCC_POLL_PAUSE_SHIFT"))
+        {
+            opts = opts.option(format!(
+                "-DOCC_POLL_PAUSE_SHIFT={PERSISTENT_POLL_PAUSE_SHIFT}"
+            ));
+        }
         let module = gpu.compile(
             &format!("{name}[persistent:{}]", kind.name()),
             source,

@@ -88,21 +88,24 @@
 #ifndef OCC_RELAY_LEAVES
 #define OCC_RELAY_LEAVES 480
 #endif
-// Throttled polls (the library's default since i11-misses; -DOCC_POLL_PAUSE_SHIFT=-1: off):
-// after a poll that saw `missing` arrivals still to come, sleep min(missing <<
-// OCC_POLL_PAUSE_SHIFT, OCC_POLL_PAUSE_MAX_NS) ns (__nanosleep, which leaves the SM's issue
-// slots to the blocks still working) before the next one, when that is at least
-// OCC_POLL_PAUSE_MIN_NS (a sleep's wake-up is coarse: near the end, spin), and, with
-// OCC_POLL_PAUSE_GATE (default 1), only while more arrivals are missing than the GPU has SMs
-// (%nsmid), so a barrier of at most one block per SM never sleeps. Inside the apps, whose
-// phases end with skewed arrivals, ~1000 early blocks polling the arrival line slow the
-// stragglers' arrivals on it (bench/results/nvidia-h100/apps/kinds-dde2d39). Measured on an
-// H100 (bench/results/nvidia-h100/i11-primitives/misses-r1/): with every block arriving
-// together shift 1 costs nothing to lean / lean_pause at one block per SM and is within noise
-// at full occupancy; with skewed arrivals (a random delay < 3 us before each barrier) it gains
-// 13-17 % at 2112x128 and 1056x256 and costs ~1 % at 132 blocks (hence the gate).
+// Throttled polls (off by default: -DOCC_POLL_PAUSE_SHIFT=1 turns them on; occupant's
+// PersistentProgram does, the apps do): after a poll that saw `missing` arrivals still to come,
+// sleep min(missing << OCC_POLL_PAUSE_SHIFT, OCC_POLL_PAUSE_MAX_NS) ns (__nanosleep, which
+// leaves the SM's issue slots to the blocks still working) before the next one, when that is at
+// least OCC_POLL_PAUSE_MIN_NS (a sleep's wake-up is coarse: near the end, spin), and, with
+// OCC_POLL_PAUSE_GATE (default 1), only in barriers with more waiters than the GPU has SMs
+// (%nsmid; pulse::throttle_for chooses the loop at run time). Inside the apps, whose phases end
+// with skewed arrivals, ~1000 early blocks polling the arrival line slow the stragglers'
+// arrivals on it (bench/results/nvidia-h100/apps/kinds-dde2d39). Measured on an H100
+// (bench/results/nvidia-h100/i11-primitives/misses-r1 .. r4), shift 1 gated: with skewed
+// arrivals (a random delay < 3 us before each barrier) lean and lean_pause gain 13-18 % at full
+// occupancy of 128 and 256 threads (lean 8095 -> 7040 ns at 2112x128, 5559 -> 4613 at 1056x256)
+// and lose nothing at one block per SM; with every block arriving together it is not free:
+// +8-12 ns at 132x128/256 (the two loops' code; an ungated throttle costs +37 ns there when
+// arrivals are skewed), +10 ns lean_pause 132x1024, +19 ns lean 1056x256. Hence off for barriers
+// in general and on for persistent kernels, whose blocks reach each barrier as their work ends.
 #ifndef OCC_POLL_PAUSE_SHIFT
-#define OCC_POLL_PAUSE_SHIFT 1
+#define OCC_POLL_PAUSE_SHIFT -1
 #endif
 #ifndef OCC_POLL_PAUSE_MAX_NS
 #define OCC_POLL_PAUSE_MAX_NS 1000
@@ -199,25 +202,16 @@ __device__ __forceinline__ bool poll_loop(unsigned prim, const u32* w, u32 targe
   return wait_until(prim, [w, target] { return epoch_diff(ld_acquire(w), target) >= 0; });
 }
 
-/// The throttled loop out of line: a barrier that may throttle keeps only a call in its code,
-/// so its plain loop (one block per SM or fewer) runs as without the throttle (measured on an
-/// H100: with both loops inlined, Lean at 132x128 cost 8-12 ns more).
-template <unsigned DEPTH, unsigned GAP, unsigned EVERY>
-__device__ __noinline__ bool poll_loop_throttled(unsigned prim, const u32* w, u32 target) {
-  return poll_loop<DEPTH, GAP, EVERY, true>(prim, w, target);
-}
-
 /// poll_loop with the throttle where `throttle` says (throttle_for(waiters)); the default
-/// throttles only when OCC_POLL_PAUSE_GATE is 0 (as every poll did before the gate: then the
-/// throttled loop is inlined, as the apps were measured).
+/// throttles only when OCC_POLL_PAUSE_GATE is 0 (as every poll did before the gate). Both loops
+/// inline: the throttled one out of line (__noinline__) cost 56-67 ns at 264x1024 and did not
+/// remove the 10 ns at 132x128 (H100, bench/results/nvidia-h100/i11-primitives/misses-r4).
 template <unsigned DEPTH, unsigned GAP, unsigned EVERY = 1u>
 __device__ __forceinline__ bool poll_pipelined(unsigned prim, const u32* w, u32 target,
                                                bool throttle = OCC_POLL_PAUSE_SHIFT >= 0 &&
                                                                !OCC_POLL_PAUSE_GATE) {
-  if (OCC_POLL_PAUSE_SHIFT >= 0 && !OCC_POLL_PAUSE_GATE)
-    return poll_loop<DEPTH, GAP, EVERY, true>(prim, w, target);
   if (OCC_POLL_PAUSE_SHIFT >= 0 && throttle)
-    return poll_loop_throttled<DEPTH, GAP, EVERY>(prim, w, target);
+    return poll_loop<DEPTH, GAP, EVERY, true>(prim, w, target);
   return poll_loop<DEPTH, GAP, EVERY, false>(prim, w, target);
 }
 
