@@ -308,5 +308,20 @@ mod tests {
             Some(BarrierKind::Relay)
         );
         assert_eq!(m.barrier_for_where(shape, |_| false), None);
+        // Under skewed arrivals (the table's barrier_skewed entries) lean and lean_pause tie
+        // (4607 / 4641 ns, within SKEWED_TIE): the aligned choice decides, so persistent
+        // programs keep lean_pause here, relay at 2112x128 and lean at 264x1024.
+        assert_eq!(
+            m.skewed_barrier_for_where(shape, persistent_supports),
+            Some(BarrierKind::LeanPause)
+        );
+        assert_eq!(
+            m.skewed_barrier_for_where(LaunchShape::new(2112, 128), persistent_supports),
+            Some(BarrierKind::Relay)
+        );
+        assert_eq!(
+            m.skewed_barrier_for_where(LaunchShape::new(264, 1024), persistent_supports),
+            Some(BarrierKind::Lean)
+        );
     }
 }

@@ -28,4 +28,4 @@ pub use machine::{
     ATOMIC_COSTLY, CONTENTION_COSTLY, HOLDS_LINE_THRESHOLD,
 };
 pub use objects::{Barrier, Mutex, Semaphore};
-pub use shapes::builtin_shape_table;
+pub use shapes::{builtin_shape_table, SKEWED_TIE};
