@@ -711,10 +711,12 @@ pub fn run_cuda(
 fn tile_cost() -> Result<u64> {
     match std::env::var("OCCUPANT_APP_TILE_COST") {
         Err(_) => Ok(TILE_COST),
-        Ok(v) => v.trim().parse().map_err(|_| {
-            Error::Input(format!(
-                "OCCUPANT_APP_TILE_COST={v}: expected a whole number of edges (default {TILE_COST})"
-            ))
-        }),
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(c) if c >= 1 => Ok(c),
+            _ => Err(Error::Input(format!(
+                "OCCUPANT_APP_TILE_COST={v}: expected a whole number of edges, at least 1 (a tile \
+                 of zero cost would not belong to exactly one warp's range; default {TILE_COST})"
+            ))),
+        },
     }
 }

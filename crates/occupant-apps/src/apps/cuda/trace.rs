@@ -1,8 +1,9 @@
 //! Barrier trace of a device loop: where an iteration's time goes (the phase's work, the spread
 //! of the arrivals, the release), read back from a device-loop program compiled with
-//! `-DOCC_APP_TRACE` (e.g. `OCCUPANT_APP_DEFINES=-DOCC_APP_TRACE`): thread 0 of every block
-//! records `%globaltimer` as it enters and leaves the first barrier of 64 iterations from
-//! `OCC_APP_TRACE_FROM` (64) on, by block index.
+//! `-DOCC_APP_TRACE` (e.g. `OCCUPANT_APP_DEFINES=-DOCC_APP_TRACE`): every block records
+//! `%globaltimer` as its last warp enters and as it leaves the first barrier of 64 iterations
+//! from `OCC_APP_TRACE_FROM` (64) on, by block index. A block's phase is therefore its slowest
+//! warp's work, and the release includes the last block's own `__syncthreads`.
 
 use occupant::cuda::Module;
 use occupant::Result;

@@ -110,6 +110,12 @@
 #ifndef OCC_POLL_PAUSE_MAX_NS
 #define OCC_POLL_PAUSE_MAX_NS 1000
 #endif
+// Predicted pauses (experiment, off by default): sleep half the time the missing arrivals take
+// at the rate seen since the wait began (at most OCC_POLL_PAUSE_MAX_NS; with no arrival yet,
+// doubling from OCC_POLL_PAUSE_MIN_NS); replaces OCC_POLL_PAUSE_SHIFT's pause when set.
+#ifndef OCC_POLL_PREDICT
+#define OCC_POLL_PREDICT false
+#endif
 #ifndef OCC_LEAN_ARRIVE_RELEASE
 #define OCC_LEAN_ARRIVE_RELEASE false
 #endif
@@ -175,6 +181,10 @@ __device__ __forceinline__ bool poll_loop(unsigned prim, const u32* w, u32 targe
     v[k] = ld_relaxed(w);
   }
   const unsigned long long t0 = globaltimer();
+  // OCC_POLL_PREDICT: the arrivals seen since the first load, and when (SM clock).
+  const u32 first = v[0];
+  const long long first_at = OCC_POLL_PREDICT ? clock64() : 0;
+  unsigned nap = 0u;
   for (unsigned i = 1;; ++i) {
 #pragma unroll
     for (unsigned k = 0; k < DEPTH; ++k) {
@@ -183,7 +193,20 @@ __device__ __forceinline__ bool poll_loop(unsigned prim, const u32* w, u32 targe
         fence_acquire();
         return true;
       }
-      if (THROTTLE && OCC_POLL_PAUSE_SHIFT >= 0) {
+      if (OCC_POLL_PREDICT) {
+        // Sleep about half the time the missing arrivals will take at the rate seen so far
+        // (cycles / 4 ~ ns / 2 at ~2 GHz); with none seen yet, back off from the minimum.
+        const int got = epoch_diff(v[k], first);
+        unsigned ns;
+        if (got > 0) {
+          const long long rest = (long long)missing * (clock64() - first_at) / got;
+          ns = rest >> 2 < (long long)OCC_POLL_PAUSE_MAX_NS ? (unsigned)(rest >> 2) : OCC_POLL_PAUSE_MAX_NS;
+        } else {
+          ns = nap == 0u ? OCC_POLL_PAUSE_MIN_NS : (nap * 2u < OCC_POLL_PAUSE_MAX_NS ? nap * 2u : OCC_POLL_PAUSE_MAX_NS);
+        }
+        nap = ns;
+        if (ns >= OCC_POLL_PAUSE_MIN_NS) __nanosleep(ns);
+      } else if (THROTTLE && OCC_POLL_PAUSE_SHIFT >= 0) {
         const unsigned ns = (unsigned)missing << (OCC_POLL_PAUSE_SHIFT >= 0 ? OCC_POLL_PAUSE_SHIFT : 0);
         if (ns >= OCC_POLL_PAUSE_MIN_NS) __nanosleep(ns < OCC_POLL_PAUSE_MAX_NS ? ns : OCC_POLL_PAUSE_MAX_NS);
       }
