@@ -102,6 +102,24 @@
 #ifndef OCC_FJ_DEBUG
 #define OCC_FJ_DEBUG 0
 #endif
+// Protocol variants under measurement (issue 8, branch i8-fj-floor; docs/FORKJOIN.md):
+// OCC_FJ_CACHE: the fork barrier 0 is a barrier.red.or whose predicate says "the descriptor
+//   changed"; workers (and the master warp's lanes) keep the last descriptor in registers and
+//   load the slot only when it changed; the master stores nothing for a const packed region
+//   forked with the same words as the last fork (runs of lists whose packed regions take at
+//   most 2 words of 16 bytes).
+// OCC_FJ_REDCHAIN: a reduction fork dispatches over the regions that return a value only.
+// OCC_FJ_REDATOM: parallel_sum/min/max of integers (sum: also float, double) combine the
+//   warps' values with one shared atomic each into one word; the master reads that word.
+#ifndef OCC_FJ_CACHE
+#define OCC_FJ_CACHE 0
+#endif
+#ifndef OCC_FJ_REDCHAIN
+#define OCC_FJ_REDCHAIN 0
+#endif
+#ifndef OCC_FJ_REDATOM
+#define OCC_FJ_REDATOM 0
+#endif
 
 namespace occ {
 namespace fj {
@@ -126,6 +144,21 @@ enum : unsigned { RED_NONE = 0u, RED_SUM = 1u, RED_MIN = 2u, RED_MAX = 3u };
 /// shared and global accesses before it happen before those after it - no extra fence).
 __device__ __forceinline__ void named_sync(unsigned id, unsigned threads) {
   asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+/// `barrier.red.or.pred id, threads, c`: barrier.sync that also returns whether any
+/// participant passed `c` true (OCC_FJ_CACHE: the fork barrier says "the descriptor changed").
+/// Every arrival at a barrier id must then be a barrier.red (no mixing with barrier.sync), and
+/// the threads of a warp must reach it at the same instruction, converged.
+__device__ __forceinline__ bool named_sync_or(unsigned id, unsigned threads, bool c) {
+  unsigned r;
+  asm volatile(
+      "{\n\t.reg .pred p, q;\n\tsetp.ne.u32 p, %1, 0;\n\t"
+      "barrier.red.or.pred q, %2, %3, p;\n\tselp.u32 %0, 1, 0, q;\n\t}"
+      : "=r"(r)
+      : "r"((unsigned)c), "r"(id), "r"(threads)
+      : "memory");
+  return r != 0u;
 }
 
 /// `barrier.arrive id, threads`: arrives without waiting (release for the waiters).
@@ -164,6 +197,9 @@ struct Team {
   /// barrier (compute-sanitizer racecheck reported that write-after-read across the single
   /// barrier between them when the master warp arrives at it split, lane 0 apart from 1-31).
   alignas(16) unsigned long long part[2][MAX_WORKER_WARPS + 1u];
+  /// OCC_FJ_REDATOM: the reduction's word (buffer fork number & 1), set to the operator's
+  /// identity by the master before the fork, combined into by lane 0 of each active warp.
+  unsigned long long acc[2];
   unsigned gen;             // forks before the serial code (the Master counts in a register)
   // Worksharing / reductions inside a region.
   unsigned long long ending;        // (gen << 32) | index of the last team barrier of region gen
@@ -277,6 +313,76 @@ __device__ __forceinline__ T warp_fold(Op op, T v, unsigned lane, unsigned in_wa
     if (lane + d < in_warp) v = op(v, o);
   }
   return v;
+}
+
+/// OCC_FJ_REDATOM: whether (Op, T) combines with one shared atomic, its identity, the atomic.
+template <class Op, class T>
+struct AtomOk {
+  static constexpr bool value = false;
+};
+#define OCC_FJ_ATOM_OK(OP, T)             \
+  template <>                             \
+  struct AtomOk<OP, T> {                  \
+    static constexpr bool value = true;   \
+  };
+OCC_FJ_ATOM_OK(Sum, int)
+OCC_FJ_ATOM_OK(Sum, unsigned)
+OCC_FJ_ATOM_OK(Sum, unsigned long long)
+OCC_FJ_ATOM_OK(Sum, float)
+OCC_FJ_ATOM_OK(Sum, double)
+OCC_FJ_ATOM_OK(Min, int)
+OCC_FJ_ATOM_OK(Min, unsigned)
+OCC_FJ_ATOM_OK(Min, long long)
+OCC_FJ_ATOM_OK(Min, unsigned long long)
+OCC_FJ_ATOM_OK(Max, int)
+OCC_FJ_ATOM_OK(Max, unsigned)
+OCC_FJ_ATOM_OK(Max, long long)
+OCC_FJ_ATOM_OK(Max, unsigned long long)
+#undef OCC_FJ_ATOM_OK
+
+template <class T>
+struct Limits;
+template <>
+struct Limits<int> {
+  static __device__ __forceinline__ int lo() { return -2147483647 - 1; }
+  static __device__ __forceinline__ int hi() { return 2147483647; }
+};
+template <>
+struct Limits<unsigned> {
+  static __device__ __forceinline__ unsigned lo() { return 0u; }
+  static __device__ __forceinline__ unsigned hi() { return 0xffffffffu; }
+};
+template <>
+struct Limits<long long> {
+  static __device__ __forceinline__ long long lo() { return -0x7fffffffffffffffLL - 1; }
+  static __device__ __forceinline__ long long hi() { return 0x7fffffffffffffffLL; }
+};
+template <>
+struct Limits<unsigned long long> {
+  static __device__ __forceinline__ unsigned long long lo() { return 0ull; }
+  static __device__ __forceinline__ unsigned long long hi() { return ~0ull; }
+};
+
+template <class Op, class T>
+__device__ __forceinline__ T atom_identity() {
+  if constexpr (OpId<Op>::value == RED_SUM) {
+    return T(0);
+  } else if constexpr (OpId<Op>::value == RED_MIN) {
+    return Limits<T>::hi();
+  } else {
+    return Limits<T>::lo();
+  }
+}
+
+template <class Op, class T>
+__device__ __forceinline__ void atom_combine(T* a, T v) {
+  if constexpr (OpId<Op>::value == RED_SUM) {
+    atomicAdd(a, v);
+  } else if constexpr (OpId<Op>::value == RED_MIN) {
+    atomicMin(a, v);
+  } else {
+    atomicMax(a, v);
+  }
 }
 
 }  // namespace detail
@@ -639,6 +745,12 @@ __device__ __forceinline__ void warp_partial(Team& team, unsigned buf, const Thr
   const unsigned lane = tid & 31u, warp = tid >> 5;
   const unsigned in_warp = (warp + 1u) * 32u <= n ? 32u : n - warp * 32u;
   v = warp_fold(op, v, lane, in_warp);
+#if OCC_FJ_REDATOM
+  if constexpr (AtomOk<Op, T>::value) {
+    if (lane == 0u) atom_combine<Op>(reinterpret_cast<T*>(&team.acc[buf]), v);
+    return;
+  }
+#endif
   if (lane == 0u) reinterpret_cast<T*>(team.part[buf])[warp] = v;
 }
 
@@ -739,7 +851,7 @@ __device__ __forceinline__ void region_end(Team& team, Thread& t, unsigned forks
   named_sync(JOIN_BARRIER, ((n + 31u) & ~31u) + WARP);
 }
 
-template <unsigned I, class... Rs>
+template <bool VALUES, unsigned I, class... Rs>
 struct Dispatch {
   __device__ static __forceinline__ bool call(unsigned, unsigned, unsigned, Team&, Team::Slot&,
                                               const Loaded&, Thread&) {
@@ -747,18 +859,21 @@ struct Dispatch {
   }
 };
 /// Runs the region whose index in the run's list is `id` - 1, then its end (region_end, the
-/// join included); false for an id not in the list (nothing run).
-template <unsigned I, class R, class... Rs>
-struct Dispatch<I, R, Rs...> {
+/// join included); false for an id not in the list (nothing run). VALUES: only the regions
+/// that return a value are compared (a reduction fork: OCC_FJ_REDCHAIN).
+template <bool VALUES, unsigned I, class R, class... Rs>
+struct Dispatch<VALUES, I, R, Rs...> {
   __device__ static __forceinline__ bool call(unsigned id, unsigned red, unsigned forks,
                                               Team& team, Team::Slot& s, const Loaded& l,
                                               Thread& t) {
-    if (id == I) {
-      run_region<R>(team, s, l, t, red, forks & 1u);
-      region_end(team, t, forks);
-      return true;
+    if constexpr (!VALUES || !IsVoid<typename Result<R>::type>::value) {
+      if (id == I) {
+        run_region<R>(team, s, l, t, red, forks & 1u);
+        region_end(team, t, forks);
+        return true;
+      }
     }
-    return Dispatch<I + 1u, Rs...>::call(id, red, forks, team, s, l, t);
+    return Dispatch<VALUES, I + 1u, Rs...>::call(id, red, forks, team, s, l, t);
   }
 };
 
@@ -818,7 +933,10 @@ __device__ __forceinline__ T fold_partials(const Team& team, unsigned buf, unsig
 
 namespace detail {
 __device__ __noinline__ void master_warp_fork_join(unsigned slots, unsigned gen, unsigned pool,
-                                                     bool follow);
+                                                     bool follow, bool changed, unsigned n0);
+__device__ __forceinline__ bool same_words(uint4 a, uint4 b) {
+  return ((a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z) | (a.w ^ b.w)) == 0u;
+}
 __device__ __forceinline__ unsigned shared_address(const void* p);
 }  // namespace detail
 
@@ -832,7 +950,12 @@ class Master {
   __device__ explicit Master(Team& team)
       : team_(team), stack_(team.stack), spill_(team.spill), stack_bytes_(team.stack_bytes),
         spill_bytes_(team.spill_bytes), sp_(team.sp), spill_sp_(team.spill_sp), gen_(team.gen),
-        workers_(team.workers), slots_(detail::shared_address(&team.slot[0])) {}
+        workers_(team.workers), slots_(detail::shared_address(&team.slot[0])) {
+#if OCC_FJ_CACHE
+    last_[0] = make_uint4(0u, 0u, 0u, 0u);  // x = 0 matches no region: the first fork loads
+    last_[1] = make_uint4(0u, 0u, 0u, 0u);
+#endif
+  }
 
   /// Worker threads in the pool (32 * worker warps): the most a region can have.
   __device__ __forceinline__ unsigned max_threads() const { return workers_; }
@@ -939,6 +1062,16 @@ class Master {
     typedef typename detail::Result<typename detail::Plain<B>::type>::type T;
     static_assert(!detail::IsVoid<T>::value,
                   "occ::fj: parallel_sum/min/max need a region whose operator() returns a value");
+#if OCC_FJ_REDATOM
+    if constexpr (detail::AtomOk<Op, T>::value) {
+      // One word: the identity before the fork (barrier 0 orders it), each active warp's
+      // lane 0 combines its warp's value into it, the join orders those before this load.
+      volatile T* a = reinterpret_cast<volatile T*>(&team_.acc[(gen_ + 1u) & 1u]);
+      *a = detail::atom_identity<Op, T>();
+      if (fork(num_threads, body, Op::id) == 0u) return T(0);
+      return *a;
+    }
+#endif
     const unsigned warps = fork(num_threads, body, Op::id);
     if (warps == 0u) return T(0);
     // After the join every active warp's partial is in team.part[fork & 1] (barrier 1 ordered
@@ -968,12 +1101,36 @@ class Master {
     const unsigned long long m = mark();
     R* copy = nullptr;
     const unsigned x = id | (red << 16);
+    bool changed = true;  // OCC_FJ_CACHE: whether the workers must load the slot
     if constexpr (detail::ConstCall<R>::value && detail::Packs<R>::value) {
       const detail::PackedWords<R> u(x, num_threads, body);
-      s.head = u.w[0];
+      constexpr unsigned NW = (sizeof(detail::Packed<R>) + 15u) / 16u;
+#if OCC_FJ_CACHE
+      // The workers hold the words of the last fork that loaded; the same region type (x)
+      // means the same number of words.
+      constexpr bool cacheable = NW <= 2u && detail::LoadWords<Regions...>::value <= 2u;
+      if constexpr (cacheable) {
+        changed = !detail::same_words(u.w[0], last_[0]);
+        if constexpr (NW == 2u) changed = changed || !detail::same_words(u.w[1], last_[1]);
+      }
+      if (changed) {
+#endif
+        s.head = u.w[0];
 #pragma unroll
-      for (unsigned i = 1; i < (sizeof(detail::Packed<R>) + 15u) / 16u; ++i) s.body[i - 1u] = u.w[i];
+        for (unsigned i = 1; i < NW; ++i) s.body[i - 1u] = u.w[i];
+#if OCC_FJ_CACHE
+        if constexpr (cacheable) {
+#pragma unroll
+          for (unsigned i = 0; i < NW; ++i) last_[i] = u.w[i];
+        } else {
+          last_[0].x = 0u;
+        }
+      }
+#endif
     } else {
+#if OCC_FJ_CACHE
+      last_[0].x = 0u;  // the workers load this fork's words: forget the cached ones
+#endif
       if constexpr (detail::Fits<R>::value) {  // non-const, or const aligned to 16
         const detail::Words<R> u(body);
 #pragma unroll
@@ -999,7 +1156,7 @@ class Master {
     // detail::master_warp_fork_join): join = the active warps + the master warp.
     // (A one-thread master warp's own two inlined barrier.sync were measured wrong: a join
     // returned before a region of 1000 team barriers ended - docs/FORKJOIN.md, "Shape".)
-    detail::master_warp_fork_join(slots_, gen, workers_ + WARP, false);
+    detail::master_warp_fork_join(slots_, gen, workers_ + WARP, false, changed, num_threads);
     if constexpr (!detail::ConstCall<R>::value) {
       // Shared members: copy the region's copy back (a const region cannot have changed).
       if constexpr (detail::Fits<R>::value) {  // (non-const: in the slot's shared words)
@@ -1024,6 +1181,9 @@ class Master {
   unsigned char* spill_;
   unsigned stack_bytes_, spill_bytes_, sp_, spill_sp_, gen_, workers_;
   unsigned slots_;  // shared-window address of team.slot[0] (the master warp's loads)
+#if OCC_FJ_CACHE
+  uint4 last_[2];   // the words the workers hold (x = 0: none usable)
+#endif
 };
 
 namespace detail {
@@ -1041,6 +1201,10 @@ __device__ void worker_loop(Team& team, unsigned tid) {
   asm volatile("mov.u32 %0, %1;"
                : "=r"(slots)
                : "r"((unsigned)__cvta_generic_to_shared(&team.slot[0])));
+#if OCC_FJ_CACHE
+  constexpr bool cache = LoadWords<Regions...>::value <= 2u;
+  Loaded l;  // kept across forks: the last descriptor loaded
+#endif
   for (unsigned forks = 1u;; ++forks) {
     // This fork's slot address, computed before the barrier (opaque copy: ptxas otherwise
     // puts the arithmetic after it, on the path to the descriptor loads).
@@ -1048,10 +1212,20 @@ __device__ void worker_loop(Team& team, unsigned tid) {
     asm volatile("mov.u32 %0, %1;"
                  : "=r"(at)
                  : "r"(slots + (forks & 1u) * (unsigned)sizeof(Team::Slot)));
-    named_sync(POOL_BARRIER, pool);  // wait for work (orders the master's writes before)
     Team::Slot& s = team.slot[forks & 1u];
+#if OCC_FJ_CACHE
+    __syncwarp();  // barrier.red: the warp's threads at one instruction, converged
+    const bool changed = named_sync_or(POOL_BARRIER, pool, false);
+    if constexpr (cache) {
+      if (changed) load_slot<LoadWords<Regions...>::value>(at, l);
+    } else {
+      load_slot<LoadWords<Regions...>::value>(at, l);
+    }
+#else
+    named_sync(POOL_BARRIER, pool);  // wait for work (orders the master's writes before)
     Loaded l;
     load_slot<LoadWords<Regions...>::value>(at, l);
+#endif
     const unsigned id = l.w[0].x & 0xffffu;
     const unsigned n = l.w[0].y;     // 0 in a terminating descriptor (id 0)
     const unsigned warps = (n + 31u) / 32u;
@@ -1064,7 +1238,17 @@ __device__ void worker_loop(Team& team, unsigned tid) {
     Thread t(team, tid, n, 1u);
     // (A switch on the id - a jump table or a tree of compares, as NVVM chooses - was
     // measured slower: +90 cycles per region for the 1st type, +26 for the 6th.)
-    if (Dispatch<1u, Regions...>::call(key, l.w[0].x >> 16, forks, team, s, l, t)) continue;
+#if OCC_FJ_REDCHAIN
+    const unsigned red = l.w[0].x >> 16;
+    if (red != 0u ? Dispatch<true, 1u, Regions...>::call(key, red, forks, team, s, l, t)
+                  : Dispatch<false, 1u, Regions...>::call(key, red, forks, team, s, l, t)) {
+      continue;
+    }
+#else
+    if (Dispatch<false, 1u, Regions...>::call(key, l.w[0].x >> 16, forks, team, s, l, t)) {
+      continue;
+    }
+#endif
     if (tid < n) {
 #if OCC_FJ_DEBUG
       fail(team);  // a region id not in the list
@@ -1112,13 +1296,27 @@ __device__ __forceinline__ unsigned shared_address(const void* p) {
 /// warps load the same header and run the region before they reach the join). A header of 0
 /// terminates the pool: no join.
 __device__ __noinline__ void master_warp_fork_join(unsigned slots, unsigned gen, unsigned pool,
-                                                   bool follow) {
+                                                   bool follow, bool changed, unsigned n0) {
+#if OCC_FJ_CACHE
+  // Lane 0 knows the region (n0); lanes 1-31 load it when the fork says it changed (the first
+  // fork always does), else keep the last one.
+  unsigned id = 1u, n = n0;
+#endif
   for (;;) {
     __syncwarp();
     const unsigned at = slots + (gen & 1u) * (unsigned)sizeof(Team::Slot);
+#if OCC_FJ_CACHE
+    if (named_sync_or(POOL_BARRIER, pool, changed)) {
+      asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(id), "=r"(n) : "r"(at));
+    }
+    changed = false;
+#else
     named_sync(POOL_BARRIER, pool);  // fork: the pool is waiting there
     unsigned id, n;
     asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(id), "=r"(n) : "r"(at));
+    (void)changed;
+    (void)n0;
+#endif
     if (id == 0u) return;  // termination
     named_sync(JOIN_BARRIER, ((n + 31u) & ~31u) + WARP);  // join: the region's warps + this warp
     if (!follow) return;
@@ -1129,7 +1327,7 @@ __device__ __noinline__ void master_warp_fork_join(unsigned slots, unsigned gen,
 /// Lanes 1-31 of the master warp: they pass every fork and join barrier beside lane 0 (which
 /// runs the serial code), so that the master warp arrives at each with all its threads.
 __device__ __forceinline__ void master_lanes(Team& team, unsigned pool) {
-  master_warp_fork_join(shared_address(&team.slot[0]), 1u, pool, true);
+  master_warp_fork_join(shared_address(&team.slot[0]), 1u, pool, true, false, 0u);
 }
 
 }  // namespace detail
@@ -1178,7 +1376,7 @@ __device__ void run(Team& team, Serial&& serial) {
     team.slot[(m.forks() + 1u) & 1u].head = make_uint4(0u, 0u, 0u, 0u);
     // Terminate the pool and lanes 1-31.
     detail::master_warp_fork_join(detail::shared_address(&team.slot[0]), m.forks() + 1u, pool,
-                                  false);
+                                  false, true, 0u);
     return;
   }
   detail::worker_loop<Regions...>(team, tid);
