@@ -111,6 +111,9 @@
 // OCC_FJ_REDCHAIN: a reduction fork dispatches over the regions that return a value only.
 // OCC_FJ_REDATOM: parallel_sum/min/max of integers (sum: also float, double) combine the
 //   warps' values with one shared atomic each into one word; the master reads that word.
+// OCC_FJ_STICKY: a whole warp that ran region R waits for the next fork inside R's case of the
+//   dispatch: when the next region is R again (one compare), it runs it at once, without the
+//   compare chain; otherwise it dispatches as usual (the descriptor already loaded).
 #ifndef OCC_FJ_CACHE
 #define OCC_FJ_CACHE 0
 #endif
@@ -119,6 +122,9 @@
 #endif
 #ifndef OCC_FJ_REDATOM
 #define OCC_FJ_REDATOM 0
+#endif
+#ifndef OCC_FJ_STICKY
+#define OCC_FJ_STICKY 0
 #endif
 
 namespace occ {
@@ -851,29 +857,76 @@ __device__ __forceinline__ void region_end(Team& team, Thread& t, unsigned forks
   named_sync(JOIN_BARRIER, ((n + 31u) & ~31u) + WARP);
 }
 
-template <bool VALUES, unsigned I, class... Rs>
+/// Waits for fork number `forks` at barrier 0 (a worker) and loads its descriptor into `l`
+/// (OCC_FJ_CACHE with CACHE: only when the master says it changed; `l` holds the last one).
+template <unsigned NW, bool CACHE>
+__device__ __forceinline__ void fork_wait(unsigned slots, unsigned pool, unsigned forks,
+                                          Loaded& l) {
+  // This fork's slot address, computed before the barrier (opaque copy: ptxas otherwise
+  // puts the arithmetic after it, on the path to the descriptor loads).
+  unsigned at;
+  asm volatile("mov.u32 %0, %1;"
+               : "=r"(at)
+               : "r"(slots + (forks & 1u) * (unsigned)sizeof(Team::Slot)));
+#if OCC_FJ_CACHE
+  __syncwarp();  // barrier.red: the warp's threads at one instruction, converged
+  const bool changed = named_sync_or(POOL_BARRIER, pool, false);
+  if (!CACHE || changed) load_slot<NW>(at, l);
+#else
+  named_sync(POOL_BARRIER, pool);  // wait for work (orders the master's writes before)
+  load_slot<NW>(at, l);
+#endif
+}
+
+/// What a case of the dispatch did: nothing (not its region), ran the region (the worker then
+/// waits for the next fork), or ran it and already passed the next fork (OCC_FJ_STICKY: `forks`
+/// and `l` are that fork's).
+enum : unsigned { CASE_NONE = 0u, CASE_RAN = 1u, CASE_FORKED = 2u };
+
+/// The worker's context that a case of the dispatch needs to wait for the next fork itself.
+struct WorkerCtx {
+  unsigned slots, pool, tid;
+};
+
+template <bool VALUES, unsigned NW, bool CACHE, unsigned I, class... Rs>
 struct Dispatch {
-  __device__ static __forceinline__ bool call(unsigned, unsigned, unsigned, Team&, Team::Slot&,
-                                              const Loaded&, Thread&) {
-    return false;
+  __device__ static __forceinline__ unsigned call(unsigned, unsigned, unsigned&, Team&, Loaded&,
+                                                  Thread&, const WorkerCtx&) {
+    return CASE_NONE;
   }
 };
 /// Runs the region whose index in the run's list is `id` - 1, then its end (region_end, the
-/// join included); false for an id not in the list (nothing run). VALUES: only the regions
+/// join included); CASE_NONE for an id not in the list (nothing run). VALUES: only the regions
 /// that return a value are compared (a reduction fork: OCC_FJ_REDCHAIN).
-template <bool VALUES, unsigned I, class R, class... Rs>
-struct Dispatch<VALUES, I, R, Rs...> {
-  __device__ static __forceinline__ bool call(unsigned id, unsigned red, unsigned forks,
-                                              Team& team, Team::Slot& s, const Loaded& l,
-                                              Thread& t) {
+template <bool VALUES, unsigned NW, bool CACHE, unsigned I, class R, class... Rs>
+struct Dispatch<VALUES, NW, CACHE, I, R, Rs...> {
+  __device__ static __forceinline__ unsigned call(unsigned id, unsigned red, unsigned& forks,
+                                                  Team& team, Loaded& l, Thread& t,
+                                                  const WorkerCtx& c) {
     if constexpr (!VALUES || !IsVoid<typename Result<R>::type>::value) {
       if (id == I) {
-        run_region<R>(team, s, l, t, red, forks & 1u);
+        run_region<R>(team, team.slot[forks & 1u], l, t, red, forks & 1u);
         region_end(team, t, forks);
-        return true;
+#if OCC_FJ_STICKY
+        unsigned n = t.num_threads();
+        for (;;) {
+          // Only whole warps stay (uniform per warp): a partial warp's idle lanes wait apart.
+          if ((c.tid | 31u) >= n) return CASE_RAN;
+          ++forks;
+          fork_wait<NW, CACHE>(c.slots, c.pool, forks, l);
+          const unsigned x = l.w[0].x;
+          n = l.w[0].y;
+          if ((x & 0xffffu) != I || (c.tid | 31u) >= n) return CASE_FORKED;
+          Thread again(team, c.tid, n, 1u);
+          run_region<R>(team, team.slot[forks & 1u], l, again, x >> 16, forks & 1u);
+          region_end(team, again, forks);
+        }
+#else
+        return CASE_RAN;
+#endif
       }
     }
-    return Dispatch<VALUES, I + 1u, Rs...>::call(id, red, forks, team, s, l, t);
+    return Dispatch<VALUES, NW, CACHE, I + 1u, Rs...>::call(id, red, forks, team, l, t, c);
   }
 };
 
@@ -1201,31 +1254,16 @@ __device__ void worker_loop(Team& team, unsigned tid) {
   asm volatile("mov.u32 %0, %1;"
                : "=r"(slots)
                : "r"((unsigned)__cvta_generic_to_shared(&team.slot[0])));
-#if OCC_FJ_CACHE
-  constexpr bool cache = LoadWords<Regions...>::value <= 2u;
-  Loaded l;  // kept across forks: the last descriptor loaded
-#endif
+  constexpr unsigned NW = LoadWords<Regions...>::value;
+  // OCC_FJ_CACHE: descriptors of at most 2 words are kept across forks (the master skips
+  // the store of one that did not change); larger ones are loaded on every fork.
+  constexpr bool CACHE = OCC_FJ_CACHE && NW <= 2u;
+  const WorkerCtx ctx{slots, pool, tid};
+  Loaded l;  // the descriptor of the current fork (OCC_FJ_CACHE: the last one loaded)
+  bool forked = false;  // OCC_FJ_STICKY: a case already passed this fork's barrier
   for (unsigned forks = 1u;; ++forks) {
-    // This fork's slot address, computed before the barrier (opaque copy: ptxas otherwise
-    // puts the arithmetic after it, on the path to the descriptor loads).
-    unsigned at;
-    asm volatile("mov.u32 %0, %1;"
-                 : "=r"(at)
-                 : "r"(slots + (forks & 1u) * (unsigned)sizeof(Team::Slot)));
-    Team::Slot& s = team.slot[forks & 1u];
-#if OCC_FJ_CACHE
-    __syncwarp();  // barrier.red: the warp's threads at one instruction, converged
-    const bool changed = named_sync_or(POOL_BARRIER, pool, false);
-    if constexpr (cache) {
-      if (changed) load_slot<LoadWords<Regions...>::value>(at, l);
-    } else {
-      load_slot<LoadWords<Regions...>::value>(at, l);
-    }
-#else
-    named_sync(POOL_BARRIER, pool);  // wait for work (orders the master's writes before)
-    Loaded l;
-    load_slot<LoadWords<Regions...>::value>(at, l);
-#endif
+    if (!forked) fork_wait<NW, CACHE>(slots, pool, forks, l);
+    forked = false;
     const unsigned id = l.w[0].x & 0xffffu;
     const unsigned n = l.w[0].y;     // 0 in a terminating descriptor (id 0)
     const unsigned warps = (n + 31u) / 32u;
@@ -1238,17 +1276,21 @@ __device__ void worker_loop(Team& team, unsigned tid) {
     Thread t(team, tid, n, 1u);
     // (A switch on the id - a jump table or a tree of compares, as NVVM chooses - was
     // measured slower: +90 cycles per region for the 1st type, +26 for the 6th.)
-#if OCC_FJ_REDCHAIN
     const unsigned red = l.w[0].x >> 16;
-    if (red != 0u ? Dispatch<true, 1u, Regions...>::call(key, red, forks, team, s, l, t)
-                  : Dispatch<false, 1u, Regions...>::call(key, red, forks, team, s, l, t)) {
-      continue;
-    }
+#if OCC_FJ_REDCHAIN
+    const unsigned ran =
+        red != 0u ? Dispatch<true, NW, CACHE, 1u, Regions...>::call(key, red, forks, team, l, t, ctx)
+                  : Dispatch<false, NW, CACHE, 1u, Regions...>::call(key, red, forks, team, l, t, ctx);
 #else
-    if (Dispatch<false, 1u, Regions...>::call(key, l.w[0].x >> 16, forks, team, s, l, t)) {
+    const unsigned ran =
+        Dispatch<false, NW, CACHE, 1u, Regions...>::call(key, red, forks, team, l, t, ctx);
+#endif
+    if (ran == CASE_FORKED) {
+      forked = true;
+      --forks;  // the loop's ++forks: this fork again, its barrier passed
       continue;
     }
-#endif
+    if (ran == CASE_RAN) continue;
     if (tid < n) {
 #if OCC_FJ_DEBUG
       fail(team);  // a region id not in the list

@@ -153,7 +153,7 @@ struct BigConst {
       MinDown, BigConst
 
 // `n_small` is the thread count of the partial-warp regions (e.g. 40: one full warp + 8 lanes).
-extern "C" __global__ void fj_semantics(long long* out, unsigned* hits, int hits_len,
+extern "C" __global__ void __launch_bounds__(1024) fj_semantics(long long* out, unsigned* hits, int hits_len,
                                         unsigned char* spill, unsigned spill_per_block,
                                         unsigned n_small) {
   __shared__ occ::fj::Team team;
@@ -230,7 +230,7 @@ struct DescShared {
 };
 #define FJ_DESC_REGIONS DescV, DescW, DescShared
 
-extern "C" __global__ void fj_descriptors(long long* out, unsigned n_small) {
+extern "C" __global__ void __launch_bounds__(1024) fj_descriptors(long long* out, unsigned n_small) {
   __shared__ occ::fj::Team team;
   __shared__ alignas(16) unsigned char stack[256];
   team.setup(stack, sizeof stack, nullptr, 0);
