@@ -65,7 +65,7 @@ sed -e 's/^namespace fj {/namespace fj_x {/' -e 's/^}  \/\/ namespace fj$/}  \/\
   -e 's/detail::master_lanes(team, pool);//' "$dev/forkjoin.cuh" >"$dev/fj_x.cuh"
 git show "${FJ_OLD_REF:-main}:crates/occupant/src/cuda/device/forkjoin.cuh" |
   sed -e 's/^namespace fj {/namespace fj_old {/' -e 's/^}  \/\/ namespace fj$/}  \/\/ namespace fj_old/' >"$dev/fj_old.cuh"
-sed -e 's/namespace fj_old/namespace fj_oldx/' -e 's/detail::master_lanes([a-z.A-Z]*);//' \
+sed -e 's/namespace fj_old/namespace fj_oldx/' -e 's/detail::master_lanes([a-z.A-Z, ]*);//' \
   "$dev/fj_old.cuh" >"$dev/fj_oldx.cuh"
 # FJ_PREV_REF (optional): one more header to time, as occ::fj_prev.
 if [[ -n "${FJ_PREV_REF:-}" ]]; then
