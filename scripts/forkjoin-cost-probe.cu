@@ -591,6 +591,60 @@ __global__ void k_ladder(long long* out, int R, long long d) {
   }
 }
 
+// --- 10. the early-join anomaly (issue 8, i8-fj-floor): one region of R team barriers, fork
+// and join inlined in the master's code (lone: a block of 32 W + 1 threads; conv: a converged
+// master warp of 32 threads). MODE 0 reads clock64 right after the join barrier; MODE 1 first
+// loads a word that thread 0 wrote after its last team barrier and reads the clock only on a
+// branch that depends on that load (it cannot run before the join has completed); MODE 2 puts
+// a __threadfence_block() before the clock read. check=BAD: the loaded word was not R (a join
+// that returned before the region ended). If MODE 0 is ~0 cycles per barrier while MODE 1 is
+// the team barrier's cost, the anomaly is the clock read, not the join.
+template <int MODE, bool LONE>
+__global__ void k_join_timing(long long* out, int R, long long d) {
+  __shared__ volatile int flag;
+  const unsigned all = (blockDim.x + 31u) & ~31u;
+  const unsigned workers = all - 32u;
+  const unsigned master_warp = (blockDim.x - 1u) / 32u;
+  const unsigned lane = threadIdx.x & 31u;
+  if (threadIdx.x / 32u == master_warp) {
+    long long ref = 0;
+    if (lane == 0u) {
+      flag = 0;
+      ref = ref_time(R, d);
+    }
+    if (!LONE) __syncwarp();
+    const long long c0 = clock64();
+    bsync(0, all);
+    bsync(1, all);
+    long long c1 = 0;
+    int v = R;
+    if (MODE == 0) {
+      c1 = clock64();
+      v = flag;
+    } else if (MODE == 1) {
+      v = flag;
+      if (v == R) c1 = clock64();
+    } else {
+      __threadfence_block();
+      c1 = clock64();
+      v = flag;
+    }
+    if (lane == 0u) {
+      out[0] = c1 - c0;
+      out[1] = ref;
+      out[2] = v == R;
+    }
+    return;
+  }
+  bsync(0, all);
+  for (int r = 0; r < R; ++r) {
+    delay(d);
+    bsync(2, workers);
+  }
+  if (threadIdx.x == 0u) flag = R;
+  bsync(1, all);
+}
+
 // --- 8. the library: occ::fj as in the tree, occ::fj_old / fj_oldx (see the top).
 // KIND 0: parallel (a const region running the delay), 1: parallel_sum (each thread returns 1),
 // 2: one region of R user barriers (delay, barrier), 3: parallel of a non-const (shared
@@ -738,6 +792,12 @@ int main(int argc, char** argv) {
       {"ladder7:slot-cached(red.or)/lone-master(32W+1)", k_ladder<7>, 1},
       {"ladder8:slot-cached(red.or)/master-converged", k_ladder<8>},
       {"risky9:slot/lane0+fn-loop(no syncwarp)", k_ladder<9>},
+      {"jointime:lone-inline/clock-after-join", k_join_timing<0, true>, 1},
+      {"jointime:lone-inline/clock-after-dependent-load", k_join_timing<1, true>, 1},
+      {"jointime:lone-inline/fence-then-clock", k_join_timing<2, true>, 1},
+      {"jointime:conv-inline/clock-after-join", k_join_timing<0, false>},
+      {"jointime:conv-inline/clock-after-dependent-load", k_join_timing<1, false>},
+      {"jointime:conv-inline/fence-then-clock", k_join_timing<2, false>},
 #define FJ_LIB_ROWS(NS)                                          \
   {"lib-" #NS ":parallel", probe_##NS::k<0>},                    \
       {"lib-" #NS ":parallel_sum", probe_##NS::k<1>},            \
