@@ -38,9 +38,9 @@ fn semantics_match_the_cpu_twin_under_the_protocol_variants() {
         return;
     };
     for defines in [
-        &["OCC_FJ_CACHE=1"][..],
-        &["OCC_FJ_REDCHAIN=1", "OCC_FJ_REDATOM=1"][..],
-        &["OCC_FJ_CACHE=1", "OCC_FJ_REDCHAIN=1", "OCC_FJ_REDATOM=1"][..],
+        &["OCC_FJ_REDATOM=1"][..],
+        &["OCC_FJ_LONE_INLINE=1"][..],
+        &["OCC_FJ_REDATOM=1", "OCC_FJ_LONE_INLINE=1"][..],
     ] {
         let defines: Vec<String> = defines.iter().map(|d| d.to_string()).collect();
         for lone in [false, true] {
@@ -50,17 +50,14 @@ fn semantics_match_the_cpu_twin_under_the_protocol_variants() {
 }
 
 /// Forks that repeat, change or alternate their descriptors (`fj_descriptors`), in every shape
-/// and protocol variant: a worker must never run a stale region.
+/// and protocol variant: a worker must never run a stale region, a reduction never mix
+/// operators or buffers.
 #[test]
 fn repeated_and_alternating_descriptors_run_the_right_region() {
     let Some(gpu) = gpu_or_skip("repeated_and_alternating_descriptors_run_the_right_region") else {
         return;
     };
-    for defines in [
-        &[][..],
-        &["OCC_FJ_CACHE=1"][..],
-        &["OCC_FJ_CACHE=1", "OCC_FJ_REDCHAIN=1", "OCC_FJ_REDATOM=1"][..],
-    ] {
+    for defines in [&[][..], &["OCC_FJ_REDATOM=1", "OCC_FJ_LONE_INLINE=1"][..]] {
         let opts = CompileOptions {
             options: defines.iter().map(|d| format!("-D{d}")).collect(),
             ..CompileOptions::default()

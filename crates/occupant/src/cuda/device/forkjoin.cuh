@@ -103,28 +103,19 @@
 #define OCC_FJ_DEBUG 0
 #endif
 // Protocol variants under measurement (issue 8, branch i8-fj-floor; docs/FORKJOIN.md):
-// OCC_FJ_CACHE: the fork barrier 0 is a barrier.red.or whose predicate says "the descriptor
-//   changed"; workers (and the master warp's lanes) keep the last descriptor in registers and
-//   load the slot only when it changed; the master stores nothing for a const packed region
-//   forked with the same words as the last fork (runs of lists whose packed regions take at
-//   most 2 words of 16 bytes).
-// OCC_FJ_REDCHAIN: a reduction fork dispatches over the regions that return a value only.
-// OCC_FJ_REDATOM: parallel_sum/min/max of integers (sum: also float, double) combine the
-//   warps' values with one shared atomic each into one word; the master reads that word.
-// OCC_FJ_STICKY: a whole warp that ran region R waits for the next fork inside R's case of the
-//   dispatch: when the next region is R again (one compare), it runs it at once, without the
-//   compare chain; otherwise it dispatches as usual (the descriptor already loaded).
-#ifndef OCC_FJ_CACHE
-#define OCC_FJ_CACHE 0
-#endif
-#ifndef OCC_FJ_REDCHAIN
-#define OCC_FJ_REDCHAIN 0
-#endif
+// OCC_FJ_REDATOM: parallel_sum/min/max over more than 8 warps, of integers (sum: also float and
+//   double), combine each warp's value into one shared word with one atomic (lane 0 of the
+//   warp); the master reads that word after the join and puts the operator's identity back
+//   (no fold of 9-31 partials after the join). Up to 8 warps: the partials as before.
+// OCC_FJ_LONE_INLINE: in a block of 32 W + 1 threads (a one-thread master warp) the master
+//   thread runs its fork and join barriers inline (no call, no warp sync), then loads a shared
+//   word and branches on it, so that nothing after the join (a clock read included) can run
+//   before the join barrier has completed.
 #ifndef OCC_FJ_REDATOM
 #define OCC_FJ_REDATOM 0
 #endif
-#ifndef OCC_FJ_STICKY
-#define OCC_FJ_STICKY 0
+#ifndef OCC_FJ_LONE_INLINE
+#define OCC_FJ_LONE_INLINE 0
 #endif
 
 namespace occ {
@@ -150,21 +141,6 @@ enum : unsigned { RED_NONE = 0u, RED_SUM = 1u, RED_MIN = 2u, RED_MAX = 3u };
 /// shared and global accesses before it happen before those after it - no extra fence).
 __device__ __forceinline__ void named_sync(unsigned id, unsigned threads) {
   asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
-/// `barrier.red.or.pred id, threads, c`: barrier.sync that also returns whether any
-/// participant passed `c` true (OCC_FJ_CACHE: the fork barrier says "the descriptor changed").
-/// Every arrival at a barrier id must then be a barrier.red (no mixing with barrier.sync), and
-/// the threads of a warp must reach it at the same instruction, converged.
-__device__ __forceinline__ bool named_sync_or(unsigned id, unsigned threads, bool c) {
-  unsigned r;
-  asm volatile(
-      "{\n\t.reg .pred p, q;\n\tsetp.ne.u32 p, %1, 0;\n\t"
-      "barrier.red.or.pred q, %2, %3, p;\n\tselp.u32 %0, 1, 0, q;\n\t}"
-      : "=r"(r)
-      : "r"((unsigned)c), "r"(id), "r"(threads)
-      : "memory");
-  return r != 0u;
 }
 
 /// `barrier.arrive id, threads`: arrives without waiting (release for the waiters).
@@ -203,8 +179,9 @@ struct Team {
   /// barrier (compute-sanitizer racecheck reported that write-after-read across the single
   /// barrier between them when the master warp arrives at it split, lane 0 apart from 1-31).
   alignas(16) unsigned long long part[2][MAX_WORKER_WARPS + 1u];
-  /// OCC_FJ_REDATOM: the reduction's word (buffer fork number & 1), set to the operator's
-  /// identity by the master before the fork, combined into by lane 0 of each active warp.
+  /// OCC_FJ_REDATOM: the reduction word of fork (number & 1) for more than 8 warps: it holds
+  /// the operator's identity before the fork, each active warp's lane 0 combines its warp's
+  /// value into it, the master reads it after the join (and puts an identity back).
   unsigned long long acc[2];
   unsigned gen;             // forks before the serial code (the Master counts in a register)
   // Worksharing / reductions inside a region.
@@ -321,64 +298,37 @@ __device__ __forceinline__ T warp_fold(Op op, T v, unsigned lane, unsigned in_wa
   return v;
 }
 
-/// OCC_FJ_REDATOM: whether (Op, T) combines with one shared atomic, its identity, the atomic.
+/// OCC_FJ_REDATOM: whether (Op, T) combines with one shared atomic; its identity (tag: which
+/// identity a reduction word holds: 1 the zero of any sum, 2 + 8 * op + type otherwise).
 template <class Op, class T>
-struct AtomOk {
-  static constexpr bool value = false;
+struct Atom {
+  static constexpr bool ok = false;
+  static constexpr unsigned tag = 0u;
 };
-#define OCC_FJ_ATOM_OK(OP, T)             \
-  template <>                             \
-  struct AtomOk<OP, T> {                  \
-    static constexpr bool value = true;   \
+#define OCC_FJ_ATOM(OP, T, TYPE, IDENT)                                                         \
+  template <>                                                                                   \
+  struct Atom<OP, T> {                                                                          \
+    static constexpr bool ok = true;                                                            \
+    static constexpr unsigned tag = OpId<OP>::value == RED_SUM ? 1u : 2u + 8u * OpId<OP>::value + TYPE; \
+    static __device__ __forceinline__ T identity() { return IDENT; }                            \
   };
-OCC_FJ_ATOM_OK(Sum, int)
-OCC_FJ_ATOM_OK(Sum, unsigned)
-OCC_FJ_ATOM_OK(Sum, unsigned long long)
-OCC_FJ_ATOM_OK(Sum, float)
-OCC_FJ_ATOM_OK(Sum, double)
-OCC_FJ_ATOM_OK(Min, int)
-OCC_FJ_ATOM_OK(Min, unsigned)
-OCC_FJ_ATOM_OK(Min, long long)
-OCC_FJ_ATOM_OK(Min, unsigned long long)
-OCC_FJ_ATOM_OK(Max, int)
-OCC_FJ_ATOM_OK(Max, unsigned)
-OCC_FJ_ATOM_OK(Max, long long)
-OCC_FJ_ATOM_OK(Max, unsigned long long)
-#undef OCC_FJ_ATOM_OK
+OCC_FJ_ATOM(Sum, int, 0u, 0)
+OCC_FJ_ATOM(Sum, unsigned, 1u, 0u)
+OCC_FJ_ATOM(Sum, unsigned long long, 3u, 0ull)
+OCC_FJ_ATOM(Sum, float, 4u, 0.0f)
+OCC_FJ_ATOM(Sum, double, 5u, 0.0)
+OCC_FJ_ATOM(Min, int, 0u, 2147483647)
+OCC_FJ_ATOM(Min, unsigned, 1u, 0xffffffffu)
+OCC_FJ_ATOM(Min, long long, 2u, 0x7fffffffffffffffLL)
+OCC_FJ_ATOM(Min, unsigned long long, 3u, ~0ull)
+OCC_FJ_ATOM(Max, int, 0u, -2147483647 - 1)
+OCC_FJ_ATOM(Max, unsigned, 1u, 0u)
+OCC_FJ_ATOM(Max, long long, 2u, -0x7fffffffffffffffLL - 1)
+OCC_FJ_ATOM(Max, unsigned long long, 3u, 0ull)
+#undef OCC_FJ_ATOM
 
-template <class T>
-struct Limits;
-template <>
-struct Limits<int> {
-  static __device__ __forceinline__ int lo() { return -2147483647 - 1; }
-  static __device__ __forceinline__ int hi() { return 2147483647; }
-};
-template <>
-struct Limits<unsigned> {
-  static __device__ __forceinline__ unsigned lo() { return 0u; }
-  static __device__ __forceinline__ unsigned hi() { return 0xffffffffu; }
-};
-template <>
-struct Limits<long long> {
-  static __device__ __forceinline__ long long lo() { return -0x7fffffffffffffffLL - 1; }
-  static __device__ __forceinline__ long long hi() { return 0x7fffffffffffffffLL; }
-};
-template <>
-struct Limits<unsigned long long> {
-  static __device__ __forceinline__ unsigned long long lo() { return 0ull; }
-  static __device__ __forceinline__ unsigned long long hi() { return ~0ull; }
-};
-
-template <class Op, class T>
-__device__ __forceinline__ T atom_identity() {
-  if constexpr (OpId<Op>::value == RED_SUM) {
-    return T(0);
-  } else if constexpr (OpId<Op>::value == RED_MIN) {
-    return Limits<T>::hi();
-  } else {
-    return Limits<T>::lo();
-  }
-}
+/// Warps above which a reduction combines through the shared word (OCC_FJ_REDATOM).
+enum : unsigned { ATOM_WARPS = 8u };
 
 template <class Op, class T>
 __device__ __forceinline__ void atom_combine(T* a, T v) {
@@ -752,9 +702,11 @@ __device__ __forceinline__ void warp_partial(Team& team, unsigned buf, const Thr
   const unsigned in_warp = (warp + 1u) * 32u <= n ? 32u : n - warp * 32u;
   v = warp_fold(op, v, lane, in_warp);
 #if OCC_FJ_REDATOM
-  if constexpr (AtomOk<Op, T>::value) {
-    if (lane == 0u) atom_combine<Op>(reinterpret_cast<T*>(&team.acc[buf]), v);
-    return;
+  if constexpr (Atom<Op, T>::ok) {
+    if (n > ATOM_WARPS * WARP) {
+      if (lane == 0u) atom_combine<Op>(reinterpret_cast<T*>(&team.acc[buf]), v);
+      return;
+    }
   }
 #endif
   if (lane == 0u) reinterpret_cast<T*>(team.part[buf])[warp] = v;
@@ -857,76 +809,26 @@ __device__ __forceinline__ void region_end(Team& team, Thread& t, unsigned forks
   named_sync(JOIN_BARRIER, ((n + 31u) & ~31u) + WARP);
 }
 
-/// Waits for fork number `forks` at barrier 0 (a worker) and loads its descriptor into `l`
-/// (OCC_FJ_CACHE with CACHE: only when the master says it changed; `l` holds the last one).
-template <unsigned NW, bool CACHE>
-__device__ __forceinline__ void fork_wait(unsigned slots, unsigned pool, unsigned forks,
-                                          Loaded& l) {
-  // This fork's slot address, computed before the barrier (opaque copy: ptxas otherwise
-  // puts the arithmetic after it, on the path to the descriptor loads).
-  unsigned at;
-  asm volatile("mov.u32 %0, %1;"
-               : "=r"(at)
-               : "r"(slots + (forks & 1u) * (unsigned)sizeof(Team::Slot)));
-#if OCC_FJ_CACHE
-  __syncwarp();  // barrier.red: the warp's threads at one instruction, converged
-  const bool changed = named_sync_or(POOL_BARRIER, pool, false);
-  if (!CACHE || changed) load_slot<NW>(at, l);
-#else
-  named_sync(POOL_BARRIER, pool);  // wait for work (orders the master's writes before)
-  load_slot<NW>(at, l);
-#endif
-}
-
-/// What a case of the dispatch did: nothing (not its region), ran the region (the worker then
-/// waits for the next fork), or ran it and already passed the next fork (OCC_FJ_STICKY: `forks`
-/// and `l` are that fork's).
-enum : unsigned { CASE_NONE = 0u, CASE_RAN = 1u, CASE_FORKED = 2u };
-
-/// The worker's context that a case of the dispatch needs to wait for the next fork itself.
-struct WorkerCtx {
-  unsigned slots, pool, tid;
-};
-
-template <bool VALUES, unsigned NW, bool CACHE, unsigned I, class... Rs>
+template <unsigned I, class... Rs>
 struct Dispatch {
-  __device__ static __forceinline__ unsigned call(unsigned, unsigned, unsigned&, Team&, Loaded&,
-                                                  Thread&, const WorkerCtx&) {
-    return CASE_NONE;
+  __device__ static __forceinline__ bool call(unsigned, unsigned, unsigned, Team&, Team::Slot&,
+                                              const Loaded&, Thread&) {
+    return false;
   }
 };
 /// Runs the region whose index in the run's list is `id` - 1, then its end (region_end, the
-/// join included); CASE_NONE for an id not in the list (nothing run). VALUES: only the regions
-/// that return a value are compared (a reduction fork: OCC_FJ_REDCHAIN).
-template <bool VALUES, unsigned NW, bool CACHE, unsigned I, class R, class... Rs>
-struct Dispatch<VALUES, NW, CACHE, I, R, Rs...> {
-  __device__ static __forceinline__ unsigned call(unsigned id, unsigned red, unsigned& forks,
-                                                  Team& team, Loaded& l, Thread& t,
-                                                  const WorkerCtx& c) {
-    if constexpr (!VALUES || !IsVoid<typename Result<R>::type>::value) {
-      if (id == I) {
-        run_region<R>(team, team.slot[forks & 1u], l, t, red, forks & 1u);
-        region_end(team, t, forks);
-#if OCC_FJ_STICKY
-        unsigned n = t.num_threads();
-        for (;;) {
-          // Only whole warps stay (uniform per warp): a partial warp's idle lanes wait apart.
-          if ((c.tid | 31u) >= n) return CASE_RAN;
-          ++forks;
-          fork_wait<NW, CACHE>(c.slots, c.pool, forks, l);
-          const unsigned x = l.w[0].x;
-          n = l.w[0].y;
-          if ((x & 0xffffu) != I || (c.tid | 31u) >= n) return CASE_FORKED;
-          Thread again(team, c.tid, n, 1u);
-          run_region<R>(team, team.slot[forks & 1u], l, again, x >> 16, forks & 1u);
-          region_end(team, again, forks);
-        }
-#else
-        return CASE_RAN;
-#endif
-      }
+/// join included); false for an id not in the list (nothing run).
+template <unsigned I, class R, class... Rs>
+struct Dispatch<I, R, Rs...> {
+  __device__ static __forceinline__ bool call(unsigned id, unsigned red, unsigned forks,
+                                              Team& team, Team::Slot& s, const Loaded& l,
+                                              Thread& t) {
+    if (id == I) {
+      run_region<R>(team, s, l, t, red, forks & 1u);
+      region_end(team, t, forks);
+      return true;
     }
-    return Dispatch<VALUES, NW, CACHE, I + 1u, Rs...>::call(id, red, forks, team, l, t, c);
+    return Dispatch<I + 1u, Rs...>::call(id, red, forks, team, s, l, t);
   }
 };
 
@@ -986,10 +888,7 @@ __device__ __forceinline__ T fold_partials(const Team& team, unsigned buf, unsig
 
 namespace detail {
 __device__ __noinline__ void master_warp_fork_join(unsigned slots, unsigned gen, unsigned pool,
-                                                     bool follow, bool changed, unsigned n0);
-__device__ __forceinline__ bool same_words(uint4 a, uint4 b) {
-  return ((a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z) | (a.w ^ b.w)) == 0u;
-}
+                                                     bool follow);
 __device__ __forceinline__ unsigned shared_address(const void* p);
 }  // namespace detail
 
@@ -1004,9 +903,11 @@ class Master {
       : team_(team), stack_(team.stack), spill_(team.spill), stack_bytes_(team.stack_bytes),
         spill_bytes_(team.spill_bytes), sp_(team.sp), spill_sp_(team.spill_sp), gen_(team.gen),
         workers_(team.workers), slots_(detail::shared_address(&team.slot[0])) {
-#if OCC_FJ_CACHE
-    last_[0] = make_uint4(0u, 0u, 0u, 0u);  // x = 0 matches no region: the first fork loads
-    last_[1] = make_uint4(0u, 0u, 0u, 0u);
+#if OCC_FJ_REDATOM
+    acc_tag_[0] = acc_tag_[1] = 1u;  // run() zeroed both words: the identity of every sum
+#endif
+#if OCC_FJ_LONE_INLINE
+    lone_ = blockDim.x % WARP == 1u;
 #endif
   }
 
@@ -1116,13 +1017,25 @@ class Master {
     static_assert(!detail::IsVoid<T>::value,
                   "occ::fj: parallel_sum/min/max need a region whose operator() returns a value");
 #if OCC_FJ_REDATOM
-    if constexpr (detail::AtomOk<Op, T>::value) {
-      // One word: the identity before the fork (barrier 0 orders it), each active warp's
-      // lane 0 combines its warp's value into it, the join orders those before this load.
-      volatile T* a = reinterpret_cast<volatile T*>(&team_.acc[(gen_ + 1u) & 1u]);
-      *a = detail::atom_identity<Op, T>();
-      if (fork(num_threads, body, Op::id) == 0u) return T(0);
-      return *a;
+    if constexpr (detail::Atom<Op, T>::ok) {
+      const unsigned n = num_threads < 1u ? 1u : (num_threads > workers_ ? workers_ : num_threads);
+      if (n > detail::ATOM_WARPS * WARP) {
+        // The word of this fork's buffer holds an identity (a tag per buffer, in registers):
+        // the one this reduction needs, unless the last reduction through it was another.
+        const unsigned buf = (gen_ + 1u) & 1u;
+        volatile T* a = reinterpret_cast<volatile T*>(&team_.acc[buf]);
+        const unsigned tag = detail::Atom<Op, T>::tag;
+        if ((buf == 0u ? acc_tag_[0] : acc_tag_[1]) != tag) *a = detail::Atom<Op, T>::identity();
+        if (fork(num_threads, body, Op::id) == 0u) return T(0);
+        const T r = *a;  // the join ordered every warp's atomic before this load
+        *a = detail::Atom<Op, T>::identity();  // ready for the next reduction through it
+        if (buf == 0u) {
+          acc_tag_[0] = tag;
+        } else {
+          acc_tag_[1] = tag;
+        }
+        return r;
+      }
     }
 #endif
     const unsigned warps = fork(num_threads, body, Op::id);
@@ -1154,36 +1067,12 @@ class Master {
     const unsigned long long m = mark();
     R* copy = nullptr;
     const unsigned x = id | (red << 16);
-    bool changed = true;  // OCC_FJ_CACHE: whether the workers must load the slot
     if constexpr (detail::ConstCall<R>::value && detail::Packs<R>::value) {
       const detail::PackedWords<R> u(x, num_threads, body);
-      constexpr unsigned NW = (sizeof(detail::Packed<R>) + 15u) / 16u;
-#if OCC_FJ_CACHE
-      // The workers hold the words of the last fork that loaded; the same region type (x)
-      // means the same number of words.
-      constexpr bool cacheable = NW <= 2u && detail::LoadWords<Regions...>::value <= 2u;
-      if constexpr (cacheable) {
-        changed = !detail::same_words(u.w[0], last_[0]);
-        if constexpr (NW == 2u) changed = changed || !detail::same_words(u.w[1], last_[1]);
-      }
-      if (changed) {
-#endif
-        s.head = u.w[0];
+      s.head = u.w[0];
 #pragma unroll
-        for (unsigned i = 1; i < NW; ++i) s.body[i - 1u] = u.w[i];
-#if OCC_FJ_CACHE
-        if constexpr (cacheable) {
-#pragma unroll
-          for (unsigned i = 0; i < NW; ++i) last_[i] = u.w[i];
-        } else {
-          last_[0].x = 0u;
-        }
-      }
-#endif
+      for (unsigned i = 1; i < (sizeof(detail::Packed<R>) + 15u) / 16u; ++i) s.body[i - 1u] = u.w[i];
     } else {
-#if OCC_FJ_CACHE
-      last_[0].x = 0u;  // the workers load this fork's words: forget the cached ones
-#endif
       if constexpr (detail::Fits<R>::value) {  // non-const, or const aligned to 16
         const detail::Words<R> u(body);
 #pragma unroll
@@ -1209,7 +1098,22 @@ class Master {
     // detail::master_warp_fork_join): join = the active warps + the master warp.
     // (A one-thread master warp's own two inlined barrier.sync were measured wrong: a join
     // returned before a region of 1000 team barriers ended - docs/FORKJOIN.md, "Shape".)
-    detail::master_warp_fork_join(slots_, gen, workers_ + WARP, false, changed, num_threads);
+#if OCC_FJ_LONE_INLINE
+    if (lone_) {
+      // The master warp is this thread: its own barriers, inline. Then a load of the slot's
+      // first word and a branch on it: nothing after this can run before the join completed
+      // (the barrier orders the load; the branch waits for the load).
+      named_sync(POOL_BARRIER, workers_ + WARP);
+      named_sync(JOIN_BARRIER, warps * WARP + WARP);
+      unsigned v;
+      asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v) : "r"(slots_ + (gen & 1u) * (unsigned)sizeof(Team::Slot)) : "memory");
+      if (v == 0u) __trap();  // the slot holds this region's id (>= 1)
+    } else {
+      detail::master_warp_fork_join(slots_, gen, workers_ + WARP, false);
+    }
+#else
+    detail::master_warp_fork_join(slots_, gen, workers_ + WARP, false);
+#endif
     if constexpr (!detail::ConstCall<R>::value) {
       // Shared members: copy the region's copy back (a const region cannot have changed).
       if constexpr (detail::Fits<R>::value) {  // (non-const: in the slot's shared words)
@@ -1234,8 +1138,11 @@ class Master {
   unsigned char* spill_;
   unsigned stack_bytes_, spill_bytes_, sp_, spill_sp_, gen_, workers_;
   unsigned slots_;  // shared-window address of team.slot[0] (the master warp's loads)
-#if OCC_FJ_CACHE
-  uint4 last_[2];   // the words the workers hold (x = 0: none usable)
+#if OCC_FJ_REDATOM
+  unsigned acc_tag_[2];  // which identity team.acc[b] holds (detail::Atom::tag)
+#endif
+#if OCC_FJ_LONE_INLINE
+  bool lone_;  // a one-thread master warp (blocks of 32 W + 1 threads)
 #endif
 };
 
@@ -1254,16 +1161,17 @@ __device__ void worker_loop(Team& team, unsigned tid) {
   asm volatile("mov.u32 %0, %1;"
                : "=r"(slots)
                : "r"((unsigned)__cvta_generic_to_shared(&team.slot[0])));
-  constexpr unsigned NW = LoadWords<Regions...>::value;
-  // OCC_FJ_CACHE: descriptors of at most 2 words are kept across forks (the master skips
-  // the store of one that did not change); larger ones are loaded on every fork.
-  constexpr bool CACHE = OCC_FJ_CACHE && NW <= 2u;
-  const WorkerCtx ctx{slots, pool, tid};
-  Loaded l;  // the descriptor of the current fork (OCC_FJ_CACHE: the last one loaded)
-  bool forked = false;  // OCC_FJ_STICKY: a case already passed this fork's barrier
   for (unsigned forks = 1u;; ++forks) {
-    if (!forked) fork_wait<NW, CACHE>(slots, pool, forks, l);
-    forked = false;
+    // This fork's slot address, computed before the barrier (opaque copy: ptxas otherwise
+    // puts the arithmetic after it, on the path to the descriptor loads).
+    unsigned at;
+    asm volatile("mov.u32 %0, %1;"
+                 : "=r"(at)
+                 : "r"(slots + (forks & 1u) * (unsigned)sizeof(Team::Slot)));
+    named_sync(POOL_BARRIER, pool);  // wait for work (orders the master's writes before)
+    Team::Slot& s = team.slot[forks & 1u];
+    Loaded l;
+    load_slot<LoadWords<Regions...>::value>(at, l);
     const unsigned id = l.w[0].x & 0xffffu;
     const unsigned n = l.w[0].y;     // 0 in a terminating descriptor (id 0)
     const unsigned warps = (n + 31u) / 32u;
@@ -1276,21 +1184,7 @@ __device__ void worker_loop(Team& team, unsigned tid) {
     Thread t(team, tid, n, 1u);
     // (A switch on the id - a jump table or a tree of compares, as NVVM chooses - was
     // measured slower: +90 cycles per region for the 1st type, +26 for the 6th.)
-    const unsigned red = l.w[0].x >> 16;
-#if OCC_FJ_REDCHAIN
-    const unsigned ran =
-        red != 0u ? Dispatch<true, NW, CACHE, 1u, Regions...>::call(key, red, forks, team, l, t, ctx)
-                  : Dispatch<false, NW, CACHE, 1u, Regions...>::call(key, red, forks, team, l, t, ctx);
-#else
-    const unsigned ran =
-        Dispatch<false, NW, CACHE, 1u, Regions...>::call(key, red, forks, team, l, t, ctx);
-#endif
-    if (ran == CASE_FORKED) {
-      forked = true;
-      --forks;  // the loop's ++forks: this fork again, its barrier passed
-      continue;
-    }
-    if (ran == CASE_RAN) continue;
+    if (Dispatch<1u, Regions...>::call(key, l.w[0].x >> 16, forks, team, s, l, t)) continue;
     if (tid < n) {
 #if OCC_FJ_DEBUG
       fail(team);  // a region id not in the list
@@ -1338,27 +1232,13 @@ __device__ __forceinline__ unsigned shared_address(const void* p) {
 /// warps load the same header and run the region before they reach the join). A header of 0
 /// terminates the pool: no join.
 __device__ __noinline__ void master_warp_fork_join(unsigned slots, unsigned gen, unsigned pool,
-                                                   bool follow, bool changed, unsigned n0) {
-#if OCC_FJ_CACHE
-  // Lane 0 knows the region (n0); lanes 1-31 load it when the fork says it changed (the first
-  // fork always does), else keep the last one.
-  unsigned id = 1u, n = n0;
-#endif
+                                                   bool follow) {
   for (;;) {
     __syncwarp();
     const unsigned at = slots + (gen & 1u) * (unsigned)sizeof(Team::Slot);
-#if OCC_FJ_CACHE
-    if (named_sync_or(POOL_BARRIER, pool, changed)) {
-      asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(id), "=r"(n) : "r"(at));
-    }
-    changed = false;
-#else
     named_sync(POOL_BARRIER, pool);  // fork: the pool is waiting there
     unsigned id, n;
     asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(id), "=r"(n) : "r"(at));
-    (void)changed;
-    (void)n0;
-#endif
     if (id == 0u) return;  // termination
     named_sync(JOIN_BARRIER, ((n + 31u) & ~31u) + WARP);  // join: the region's warps + this warp
     if (!follow) return;
@@ -1369,7 +1249,7 @@ __device__ __noinline__ void master_warp_fork_join(unsigned slots, unsigned gen,
 /// Lanes 1-31 of the master warp: they pass every fork and join barrier beside lane 0 (which
 /// runs the serial code), so that the master warp arrives at each with all its threads.
 __device__ __forceinline__ void master_lanes(Team& team, unsigned pool) {
-  master_warp_fork_join(shared_address(&team.slot[0]), 1u, pool, true, false, 0u);
+  master_warp_fork_join(shared_address(&team.slot[0]), 1u, pool, true);
 }
 
 }  // namespace detail
@@ -1406,6 +1286,8 @@ __device__ void run(Team& team, Serial&& serial) {
     team.ending = 0ull;
     team.dyn_next[0] = 0ull;
     team.dyn_next[1] = 0ull;
+    team.acc[0] = 0ull;
+    team.acc[1] = 0ull;
     team.sp = 0u;
     team.spill_sp = 0u;
     team.spilled = 0u;
@@ -1418,7 +1300,7 @@ __device__ void run(Team& team, Serial&& serial) {
     team.slot[(m.forks() + 1u) & 1u].head = make_uint4(0u, 0u, 0u, 0u);
     // Terminate the pool and lanes 1-31.
     detail::master_warp_fork_join(detail::shared_address(&team.slot[0]), m.forks() + 1u, pool,
-                                  false, true, 0u);
+                                  false);
     return;
   }
   detail::worker_loop<Regions...>(team, tid);
