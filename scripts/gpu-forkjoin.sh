@@ -228,5 +228,25 @@ rm -rf "$res"
 cat "$sum"
 RUN
 chmod +x "$dest/run.sh"
+# PACK_BIN=1: the executables go into one bin.tar.xz (with the LLVM tarball the bundle must
+# stay under the 64 MiB carry limit, which counts the ~14 MB tracked tree too); go.sh unpacks
+# them on the device and runs run.sh: `bash .gpu-forkjoin/go.sh [steps...]`.
+if [[ "${PACK_BIN:-0}" == 1 ]]; then
+  rm -f "$dest/rcprobe"
+  bins=()
+  for f in occupant occupant-old probe probe2 test-occupant-gpu_forkjoin; do
+    [[ -f "$dest/$f" ]] && bins+=("$f")
+  done
+  tar -C "$dest" -cJf "$dest/bin.tar.xz" "${bins[@]}"
+  (cd "$dest" && rm -f "${bins[@]}")
+  cat >"$dest/go.sh" <<'GO'
+#!/usr/bin/env bash
+# Unpacks the executables (packed to fit the carry limit), then runs run.sh with the arguments.
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+tar -C "$here" -xJf "$here/bin.tar.xz" || { mkdir -p "${OUT:-/tmp/occupant-out}"; echo "unpack failed" >"${OUT:-/tmp/occupant-out}/summary.txt"; exit 1; }
+exec bash "$here/run.sh" "$@"
+GO
+  chmod +x "$dest/go.sh"
+fi
 du -sh "$dest"
 ls -la "$dest"
