@@ -31,21 +31,16 @@ fn semantics_match_the_cpu_twin_with_a_one_thread_master_warp() {
     check_semantics(&gpu, true);
 }
 
-/// The same under the device library's protocol variants (docs/FORKJOIN.md), both shapes.
+/// The same under the device library's opt-in protocol variant (`OCC_FJ_LONE_INLINE`,
+/// docs/FORKJOIN.md), both shapes.
 #[test]
 fn semantics_match_the_cpu_twin_under_the_protocol_variants() {
     let Some(gpu) = gpu_or_skip("semantics_match_the_cpu_twin_under_the_protocol_variants") else {
         return;
     };
-    for defines in [
-        &["OCC_FJ_REDATOM=1"][..],
-        &["OCC_FJ_LONE_INLINE=1"][..],
-        &["OCC_FJ_REDATOM=1", "OCC_FJ_LONE_INLINE=1"][..],
-    ] {
-        let defines: Vec<String> = defines.iter().map(|d| d.to_string()).collect();
-        for lone in [false, true] {
-            check_semantics_with(&gpu, lone, &defines);
-        }
+    let defines = ["OCC_FJ_LONE_INLINE=1".to_string()];
+    for lone in [false, true] {
+        check_semantics_with(&gpu, lone, &defines);
     }
 }
 
@@ -57,7 +52,7 @@ fn repeated_and_alternating_descriptors_run_the_right_region() {
     let Some(gpu) = gpu_or_skip("repeated_and_alternating_descriptors_run_the_right_region") else {
         return;
     };
-    for defines in [&[][..], &["OCC_FJ_REDATOM=1", "OCC_FJ_LONE_INLINE=1"][..]] {
+    for defines in [&[][..], &["OCC_FJ_LONE_INLINE=1"][..]] {
         let opts = CompileOptions {
             options: defines.iter().map(|d| format!("-D{d}")).collect(),
             ..CompileOptions::default()

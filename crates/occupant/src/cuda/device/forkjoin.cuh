@@ -102,18 +102,12 @@
 #ifndef OCC_FJ_DEBUG
 #define OCC_FJ_DEBUG 0
 #endif
-// Protocol variants under measurement (issue 8, branch i8-fj-floor; docs/FORKJOIN.md):
-// OCC_FJ_REDATOM: parallel_sum/min/max over more than 8 warps, of integers (sum: also float and
-//   double), combine each warp's value into one shared word with one atomic (lane 0 of the
-//   warp); the master reads that word after the join and puts the operator's identity back
-//   (no fold of 9-31 partials after the join). Up to 8 warps: the partials as before.
-// OCC_FJ_LONE_INLINE: in a block of 32 W + 1 threads (a one-thread master warp) the master
-//   thread runs its fork and join barriers inline (no call, no warp sync), then loads a shared
-//   word and branches on it, so that nothing after the join (a clock read included) can run
-//   before the join barrier has completed.
-#ifndef OCC_FJ_REDATOM
-#define OCC_FJ_REDATOM 0
-#endif
+// OCC_FJ_LONE_INLINE (opt-in, measured: docs/FORKJOIN.md "Shape"): in a block of 32 W + 1
+// threads (a one-thread master warp) the master thread runs its fork and join barriers inline
+// (no call, no warp sync), then loads a shared word and branches on it, so that nothing after
+// the join - a clock64 read included, which may otherwise execute before an inline
+// barrier.sync has completed - runs before the join completed. A runtime test of the shape:
+// blocks of 32 (W + 1) threads pay it (+33 cycles per region measured), hence opt-in.
 #ifndef OCC_FJ_LONE_INLINE
 #define OCC_FJ_LONE_INLINE 0
 #endif
@@ -179,10 +173,6 @@ struct Team {
   /// barrier (compute-sanitizer racecheck reported that write-after-read across the single
   /// barrier between them when the master warp arrives at it split, lane 0 apart from 1-31).
   alignas(16) unsigned long long part[2][MAX_WORKER_WARPS + 1u];
-  /// OCC_FJ_REDATOM: the reduction word of fork (number & 1) for more than 8 warps: it holds
-  /// the operator's identity before the fork, each active warp's lane 0 combines its warp's
-  /// value into it, the master reads it after the join (and puts an identity back).
-  unsigned long long acc[2];
   unsigned gen;             // forks before the serial code (the Master counts in a register)
   // Worksharing / reductions inside a region.
   unsigned long long ending;        // (gen << 32) | index of the last team barrier of region gen
@@ -296,49 +286,6 @@ __device__ __forceinline__ T warp_fold(Op op, T v, unsigned lane, unsigned in_wa
     if (lane + d < in_warp) v = op(v, o);
   }
   return v;
-}
-
-/// OCC_FJ_REDATOM: whether (Op, T) combines with one shared atomic; its identity (tag: which
-/// identity a reduction word holds: 1 the zero of any sum, 2 + 8 * op + type otherwise).
-template <class Op, class T>
-struct Atom {
-  static constexpr bool ok = false;
-  static constexpr unsigned tag = 0u;
-};
-#define OCC_FJ_ATOM(OP, T, TYPE, IDENT)                                                         \
-  template <>                                                                                   \
-  struct Atom<OP, T> {                                                                          \
-    static constexpr bool ok = true;                                                            \
-    static constexpr unsigned tag = OpId<OP>::value == RED_SUM ? 1u : 2u + 8u * OpId<OP>::value + TYPE; \
-    static __device__ __forceinline__ T identity() { return IDENT; }                            \
-  };
-OCC_FJ_ATOM(Sum, int, 0u, 0)
-OCC_FJ_ATOM(Sum, unsigned, 1u, 0u)
-OCC_FJ_ATOM(Sum, unsigned long long, 3u, 0ull)
-OCC_FJ_ATOM(Sum, float, 4u, 0.0f)
-OCC_FJ_ATOM(Sum, double, 5u, 0.0)
-OCC_FJ_ATOM(Min, int, 0u, 2147483647)
-OCC_FJ_ATOM(Min, unsigned, 1u, 0xffffffffu)
-OCC_FJ_ATOM(Min, long long, 2u, 0x7fffffffffffffffLL)
-OCC_FJ_ATOM(Min, unsigned long long, 3u, ~0ull)
-OCC_FJ_ATOM(Max, int, 0u, -2147483647 - 1)
-OCC_FJ_ATOM(Max, unsigned, 1u, 0u)
-OCC_FJ_ATOM(Max, long long, 2u, -0x7fffffffffffffffLL - 1)
-OCC_FJ_ATOM(Max, unsigned long long, 3u, 0ull)
-#undef OCC_FJ_ATOM
-
-/// Warps above which a reduction combines through the shared word (OCC_FJ_REDATOM).
-enum : unsigned { ATOM_WARPS = 8u };
-
-template <class Op, class T>
-__device__ __forceinline__ void atom_combine(T* a, T v) {
-  if constexpr (OpId<Op>::value == RED_SUM) {
-    atomicAdd(a, v);
-  } else if constexpr (OpId<Op>::value == RED_MIN) {
-    atomicMin(a, v);
-  } else {
-    atomicMax(a, v);
-  }
 }
 
 }  // namespace detail
@@ -701,14 +648,6 @@ __device__ __forceinline__ void warp_partial(Team& team, unsigned buf, const Thr
   const unsigned lane = tid & 31u, warp = tid >> 5;
   const unsigned in_warp = (warp + 1u) * 32u <= n ? 32u : n - warp * 32u;
   v = warp_fold(op, v, lane, in_warp);
-#if OCC_FJ_REDATOM
-  if constexpr (Atom<Op, T>::ok) {
-    if (n > ATOM_WARPS * WARP) {
-      if (lane == 0u) atom_combine<Op>(reinterpret_cast<T*>(&team.acc[buf]), v);
-      return;
-    }
-  }
-#endif
   if (lane == 0u) reinterpret_cast<T*>(team.part[buf])[warp] = v;
 }
 
@@ -903,9 +842,6 @@ class Master {
       : team_(team), stack_(team.stack), spill_(team.spill), stack_bytes_(team.stack_bytes),
         spill_bytes_(team.spill_bytes), sp_(team.sp), spill_sp_(team.spill_sp), gen_(team.gen),
         workers_(team.workers), slots_(detail::shared_address(&team.slot[0])) {
-#if OCC_FJ_REDATOM
-    acc_tag_[0] = acc_tag_[1] = 1u;  // run() zeroed both words: the identity of every sum
-#endif
 #if OCC_FJ_LONE_INLINE
     lone_ = blockDim.x % WARP == 1u;
 #endif
@@ -1016,28 +952,6 @@ class Master {
     typedef typename detail::Result<typename detail::Plain<B>::type>::type T;
     static_assert(!detail::IsVoid<T>::value,
                   "occ::fj: parallel_sum/min/max need a region whose operator() returns a value");
-#if OCC_FJ_REDATOM
-    if constexpr (detail::Atom<Op, T>::ok) {
-      const unsigned n = num_threads < 1u ? 1u : (num_threads > workers_ ? workers_ : num_threads);
-      if (n > detail::ATOM_WARPS * WARP) {
-        // The word of this fork's buffer holds an identity (a tag per buffer, in registers):
-        // the one this reduction needs, unless the last reduction through it was another.
-        const unsigned buf = (gen_ + 1u) & 1u;
-        volatile T* a = reinterpret_cast<volatile T*>(&team_.acc[buf]);
-        const unsigned tag = detail::Atom<Op, T>::tag;
-        if ((buf == 0u ? acc_tag_[0] : acc_tag_[1]) != tag) *a = detail::Atom<Op, T>::identity();
-        if (fork(num_threads, body, Op::id) == 0u) return T(0);
-        const T r = *a;  // the join ordered every warp's atomic before this load
-        *a = detail::Atom<Op, T>::identity();  // ready for the next reduction through it
-        if (buf == 0u) {
-          acc_tag_[0] = tag;
-        } else {
-          acc_tag_[1] = tag;
-        }
-        return r;
-      }
-    }
-#endif
     const unsigned warps = fork(num_threads, body, Op::id);
     if (warps == 0u) return T(0);
     // After the join every active warp's partial is in team.part[fork & 1] (barrier 1 ordered
@@ -1096,8 +1010,11 @@ class Master {
     // the hand-off is a barrier.sync on both sides.
     // Fork and join, with the master warp's lanes 1-31 at the same instructions (see
     // detail::master_warp_fork_join): join = the active warps + the master warp.
-    // (A one-thread master warp's own two inlined barrier.sync were measured wrong: a join
-    // returned before a region of 1000 team barriers ended - docs/FORKJOIN.md, "Shape".)
+    // (A one-thread master warp's own two inlined barrier.sync looked wrong - a join "returned"
+    // before a region of 1000 team barriers ended - but only the timer was: a clock64 read
+    // right after an inline barrier.sync runs before the barrier completes, while loads after
+    // it are ordered (branch i8-fj-floor, the cost probe's jointime rows; docs/FORKJOIN.md,
+    // "Shape"). OCC_FJ_LONE_INLINE is that path.)
 #if OCC_FJ_LONE_INLINE
     if (lone_) {
       // The master warp is this thread: its own barriers, inline. Then a load of the slot's
@@ -1105,8 +1022,9 @@ class Master {
       // (the barrier orders the load; the branch waits for the load).
       named_sync(POOL_BARRIER, workers_ + WARP);
       named_sync(JOIN_BARRIER, warps * WARP + WARP);
+      const unsigned at = slots_ + (gen & 1u) * (unsigned)sizeof(Team::Slot);
       unsigned v;
-      asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v) : "r"(slots_ + (gen & 1u) * (unsigned)sizeof(Team::Slot)) : "memory");
+      asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v) : "r"(at) : "memory");
       if (v == 0u) __trap();  // the slot holds this region's id (>= 1)
     } else {
       detail::master_warp_fork_join(slots_, gen, workers_ + WARP, false);
@@ -1138,9 +1056,6 @@ class Master {
   unsigned char* spill_;
   unsigned stack_bytes_, spill_bytes_, sp_, spill_sp_, gen_, workers_;
   unsigned slots_;  // shared-window address of team.slot[0] (the master warp's loads)
-#if OCC_FJ_REDATOM
-  unsigned acc_tag_[2];  // which identity team.acc[b] holds (detail::Atom::tag)
-#endif
 #if OCC_FJ_LONE_INLINE
   bool lone_;  // a one-thread master warp (blocks of 32 W + 1 threads)
 #endif
@@ -1286,8 +1201,6 @@ __device__ void run(Team& team, Serial&& serial) {
     team.ending = 0ull;
     team.dyn_next[0] = 0ull;
     team.dyn_next[1] = 0ull;
-    team.acc[0] = 0ull;
-    team.acc[1] = 0ull;
     team.sp = 0u;
     team.spill_sp = 0u;
     team.spilled = 0u;
