@@ -7,19 +7,73 @@
 
 namespace occ_app {
 
+/// Claims `cnt` slots of the queue behind `out_len` for this thread; returns the first. On a
+/// GPU one lane of the warp's active lanes does one atomicAdd for all of them (cnt <= 7: three
+/// ballots give every lane its exclusive prefix): a level of a grid BFS pushes ~2000 vertices
+/// through one counter, and same-address atomics queue at its L2 slice. Host stand-in: one
+/// atomicAdd.
+__device__ __forceinline__ unsigned claim_slots(unsigned* out_len, unsigned cnt) {
+#ifdef __CUDA_ARCH__
+  const unsigned active = __activemask();
+  const unsigned b0 = __ballot_sync(active, cnt & 1u), b1 = __ballot_sync(active, cnt & 2u),
+                 b2 = __ballot_sync(active, cnt & 4u);
+  const unsigned total = __popc(b0) + 2u * __popc(b1) + 4u * __popc(b2);
+  if (total == 0u) return 0u;
+  const unsigned lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
+  const unsigned leader = __ffs(active) - 1u;
+  unsigned base = 0u;
+  if (lane == leader) base = atomicAdd(out_len, total);
+  base = __shfl_sync(active, base, leader);
+  return base + __popc(b0 & below) + 2u * __popc(b1 & below) + 4u * __popc(b2 & below);
+#else
+  return cnt == 0u ? 0u : atomicAdd(out_len, cnt);
+#endif
+}
+
+/// Set bits of a 4-bit mask.
+__device__ __forceinline__ unsigned popc4(unsigned x) {
+  return (x & 1u) + ((x >> 1u) & 1u) + ((x >> 2u) & 1u) + ((x >> 3u) & 1u);
+}
+
 /// BFS: an unreached neighbour gets level + 1 (first CAS wins) and joins the next frontier.
+/// batch (kernel mode bit OCC_APP_BODY_BIT): the edges go four at a time — their four target
+/// loads, then the four distance loads, then the CASes are independent and overlap, and one
+/// claim_slots() per four edges (warp-aggregated) replaces an atomicAdd per pushed vertex: a
+/// grid vertex's level costs ~6 dependent L2 round trips instead of ~4 per edge (~17). Same
+/// result: the CAS decides who pushes a vertex, the claim only where it goes.
 struct BfsEdge {
   const unsigned* offsets;
   const unsigned* targets;
   unsigned* dist;
+  bool batch;
   __device__ void reset(unsigned) const {}
   __device__ void expand(unsigned v, unsigned level, unsigned* out, unsigned* out_len) const {
-    const unsigned e1 = offsets[v + 1u];
-    for (unsigned e = offsets[v]; e < e1; ++e) {
-      const unsigned u = targets[e];
-      if (occ::ld_relaxed(&dist[u]) == OCC_BFS_INF &&
-          atomicCAS(&dist[u], OCC_BFS_INF, level + 1u) == OCC_BFS_INF)
-        out[atomicAdd(out_len, 1u)] = u;
+    const unsigned e0 = offsets[v], e1 = offsets[v + 1u];
+    if (!batch) {
+      for (unsigned e = e0; e < e1; ++e) {
+        const unsigned u = targets[e];
+        if (occ::ld_relaxed(&dist[u]) == OCC_BFS_INF &&
+            atomicCAS(&dist[u], OCC_BFS_INF, level + 1u) == OCC_BFS_INF)
+          out[atomicAdd(out_len, 1u)] = u;
+      }
+      return;
+    }
+    for (unsigned e = e0; e < e1; e += 4u) {
+      unsigned u[4], d[4];
+#pragma unroll
+      for (unsigned k = 0u; k < 4u; ++k) u[k] = e + k < e1 ? targets[e + k] : OCC_BFS_INF;
+#pragma unroll
+      for (unsigned k = 0u; k < 4u; ++k)
+        d[k] = u[k] != OCC_BFS_INF ? occ::ld_relaxed(&dist[u[k]]) : 0u;
+      unsigned take = 0u;
+#pragma unroll
+      for (unsigned k = 0u; k < 4u; ++k)
+        if (d[k] == OCC_BFS_INF && atomicCAS(&dist[u[k]], OCC_BFS_INF, level + 1u) == OCC_BFS_INF)
+          take |= 1u << k;
+      unsigned at = claim_slots(out_len, popc4(take));
+#pragma unroll
+      for (unsigned k = 0u; k < 4u; ++k)
+        if (take & (1u << k)) out[at++] = u[k];
     }
   }
 };
@@ -34,6 +88,6 @@ extern "C" __global__ void coop_bfs(occ::coop::State* st, occ::coop::Mailbox* mb
   __shared__ occ::coop::Group g;
   if (!occ::coop::enter(g, st, mb)) return;
   occ_app::FrontierBody<occ_app::BfsEdge> body = {
-      {offsets, targets, dist}, n, sources, num_sources, rounds, dist, fa, fb, lens, checks};
+      {offsets, targets, dist, (mode & OCC_APP_BODY_BIT) != 0u}, n, sources, num_sources, rounds, dist, fa, fb, lens, checks};
   occ_app::phase_loop(g, mode, body, lens + 4);  // lens[4..5]: the claim counters
 }

@@ -142,6 +142,43 @@ impl Distribution {
     }
 }
 
+/// Further choices of the BFS/SSSP launches (kernel mode bits; every combination gives the same
+/// results, checked by [`GpuBfs::wrong_rounds`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Tuning {
+    /// Spread the interval's thread ids a warp at a time over the groups (loop.cuh
+    /// `OCC_APP_SPREAD`): a small phase (a grid BFS level) runs on the first warp of many
+    /// groups instead of on groups 0..7, so it no longer depends on the SMs where a launch put
+    /// its first groups.
+    pub spread: bool,
+    /// BFS only: expand four edges at a time with one warp-aggregated queue claim
+    /// (bfs.cu `BfsEdge::batch`, mode bit `OCC_APP_BODY_BIT`); SSSP ignores it.
+    pub batch: bool,
+}
+
+impl Tuning {
+    /// The bits it adds to the kernel's `mode` argument.
+    ///
+    /// ```
+    /// use occupant_apps::coop_cuda::Tuning;
+    /// assert_eq!(Tuning::default().mode_bits(), 0);
+    /// assert_eq!(Tuning { spread: true, batch: true }.mode_bits(), 8 | 16);
+    /// ```
+    pub fn mode_bits(self) -> u32 {
+        (if self.spread { 8 } else { 0 }) | (if self.batch { 16 } else { 0 })
+    }
+
+    /// Short name: `plain`, `spread`, `batch` or `spread+batch`.
+    pub fn name(self) -> &'static str {
+        match (self.spread, self.batch) {
+            (false, false) => "plain",
+            (true, false) => "spread",
+            (false, true) => "batch",
+            (true, true) => "spread+batch",
+        }
+    }
+}
+
 /// Sequential BFS from `src`: (vertices reached, sum of their distances).
 ///
 /// ```
@@ -191,6 +228,7 @@ pub struct GpuBfs {
     lens: DeviceBuffer<u32>,
     checks: DeviceBuffer<u64>,
     distribution: Distribution,
+    tuning: Tuning,
     n: u32,
     num_sources: u32,
     rounds: u32,
@@ -212,6 +250,18 @@ impl GpuBfs {
         rounds: u32,
         app: App,
     ) -> Result<GpuBfs> {
+        Self::with_options(gpu, graph, sources, rounds, app, &CompileOptions::default())
+    }
+
+    /// The same, compiled with `options` (e.g. `-DOCC_COOP_POLL_PAUSE_SHIFT=5`).
+    pub fn with_options(
+        gpu: &Gpu,
+        graph: &Csr,
+        sources: &[u32],
+        rounds: u32,
+        app: App,
+        options: &CompileOptions,
+    ) -> Result<GpuBfs> {
         let n = graph.num_vertices();
         if n == 0 || sources.is_empty() || sources.iter().any(|&s| s >= n) || rounds == 0 {
             return Err(Error::Input(format!(
@@ -221,7 +271,7 @@ impl GpuBfs {
         }
         let (module, expected, weights) = match app {
             App::Bfs => (
-                gpu.compile("coop_bfs.cu", BFS_CU, &CompileOptions::default())?,
+                gpu.compile("coop_bfs.cu", BFS_CU, options)?,
                 sources.iter().map(|&s| bfs_reference(graph, s)).collect(),
                 gpu.alloc_zeroed(1)?,
             ),
@@ -230,7 +280,7 @@ impl GpuBfs {
                     Error::Input("cooperative SSSP needs a weighted graph".into())
                 })?;
                 (
-                    gpu.compile("coop_sssp.cu", SSSP_CU, &CompileOptions::default())?,
+                    gpu.compile("coop_sssp.cu", SSSP_CU, options)?,
                     sources
                         .iter()
                         .map(|&s| sssp_reference(graph, s).unwrap_or((0, 0)))
@@ -261,6 +311,7 @@ impl GpuBfs {
             lens: gpu.alloc_zeroed(LENS)?,
             checks: gpu.alloc_zeroed(2 * rounds as usize)?,
             distribution: Distribution::default(),
+            tuning: Tuning::default(),
             module,
             n,
             num_sources: sources.len() as u32,
@@ -297,6 +348,16 @@ impl GpuBfs {
         self.distribution
     }
 
+    /// The further choices of the next launches (default: none, [`Tuning::default`]).
+    pub fn set_tuning(&mut self, t: Tuning) {
+        self.tuning = t;
+    }
+
+    /// The further choices of the next launches.
+    pub fn tuning(&self) -> Tuning {
+        self.tuning
+    }
+
     /// Zeroes the per-round checks and the claim counters and launches the kernel under a
     /// scheduler.
     pub fn start(&mut self, mode: BarrierMode, cfg: &CoopConfig) -> Result<Scheduler<'_>> {
@@ -316,7 +377,7 @@ impl GpuBfs {
             &self.fb,
             &self.lens,
             &self.checks,
-            mode.code() | self.distribution.mode_bit()
+            mode.code() | self.distribution.mode_bit() | self.tuning.mode_bits()
         ];
         let mut args = base.to_vec();
         if self.app == App::Sssp {

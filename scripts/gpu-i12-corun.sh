@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Issue 12 (branch i12-corun), step 1 here: build the cooperative experiments binary, the CLI
+# and the BFS GPU test executable (release, stripped) into a bundle folder the device tool
+# carries (GPU_DIR, default <repo>/.gpu-i12-corun). Step 2, one device call:
+# `bash .gpu-i12-corun/run.sh [tests|mtcmp|cli]...` (no argument: all three; ~3 min, each step
+# under its own limit, at most ~4.3 min). It writes only $OUT/results.tar.gz (everything,
+# packed after every step) and $OUT/summary.txt.
+# Steps: the GPU coop BFS tests (every distribution and Tuning, the throttled build, >= 1000
+# kill/fork cycles each, and every app); the co-run variant against variant with paired
+# launches (mtcmp: old, spread, batch, spread+batch, spread+batch+throttle; medium and light on a
+# quarter, heavy on half as the seed runs it, heavy on a quarter with the old variant only);
+# `occupant multitask --backend cuda` with paired repetitions (the CLI's path).
+# Environment for the device run: I12_MT_REPS (3), I12_MT_ROUNDS (30), I12_MT_CONFIGS,
+# I12_MT_VARIANTS (see coop_cuda_experiments mtcmp), OCC_MT_THROTTLE_SHIFT (5).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+dest="${GPU_DIR:-$root/.gpu-i12-corun}"
+target="${CARGO_TARGET_DIR:-$root/target}"
+cd "$root"
+source scripts/gpu-bundle.sh
+gpu_bundle "$dest" occupant-apps --test gpu_coop_bfs
+cargo build --release -p occupant-apps --example coop_cuda_experiments
+cp "$target/release/examples/coop_cuda_experiments" "$dest/"
+strip --strip-debug "$dest/coop_cuda_experiments"
+git diff --quiet HEAD || echo "(+ uncommitted changes)" >>"$dest/COMMIT"
+cat >"$dest/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# Runs on the device machine (made by scripts/gpu-i12-corun.sh): results in /tmp, only
+# results.tar.gz and summary.txt under $OUT.
+set -u
+export RES_DIR="${TMPDIR:-/tmp}/occ-i12-corun-res"
+rm -rf "$RES_DIR"
+mkdir -p "${OUT:-/tmp/occupant-out}"
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/steps.sh"
+export CUDA_MODULE_LOADING=EAGER
+if [[ -z ${I12_NO_GPU_CHECK:-} ]] && ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "no GPU (nvidia-smi failed); nothing run" | tee -a "$sum"
+  tar -C "$res" -czf "$out/results.tar.gz" .
+  exit 0
+fi
+STEPS="$*"
+want() { [[ -z $STEPS || " $STEPS " == *" $1 "* ]]; }
+if want mtcmp; then
+  step mtcmp 170 "$here/coop_cuda_experiments" "$res/coop" mtcmp "${I12_MT_REPS:-3}" \
+    "${I12_MT_ROUNDS:-30}" "${I12_MT_CONFIGS:-medium:quarter,light:quarter,heavy:half,heavy:quarter:old}" \
+    "${I12_MT_VARIANTS:-}"
+  grep -vE "^\{" "$res/mtcmp.log" | cut -c1-700 | tail -40 >>"$sum"
+fi
+if want cli; then
+  step cli-multitask 35 "$here/occupant" multitask --backend cuda --app bfs --gen grid:1000x1000 \
+    --workload medium --groups quarter --barrier query --repeats 2 --rounds 30 \
+    --json "$res/cli-multitask.json"
+  tail -4 "$res/cli-multitask.log" >>"$sum"
+fi
+if want tests; then
+  step test-gpu_coop_bfs 75 "$here/test-occupant-apps-gpu_coop_bfs" --test-threads=1 --nocapture
+  grep -E "^test |test result|panicked|cycles|total" "$res/test-gpu_coop_bfs.log" >>"$sum"
+fi
+echo "status $status" >>"$sum"
+tar -C "$res" -czf "$out/results.tar.gz" .
+RUN
+echo "bundle: $dest ($(du -sh "$dest" | cut -f1))"
