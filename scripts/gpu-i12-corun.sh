@@ -41,7 +41,7 @@ fi
 STEPS="$*"
 want() { [[ -z $STEPS || " $STEPS " == *" $1 "* ]]; }
 if want mtcmp; then
-  step mtcmp 170 "$here/coop_cuda_experiments" "$res/coop" mtcmp "${I12_MT_REPS:-3}" \
+  step mtcmp 150 "$here/coop_cuda_experiments" "$res/coop" mtcmp "${I12_MT_REPS:-3}" \
     "${I12_MT_ROUNDS:-30}" "${I12_MT_CONFIGS:-medium:quarter,light:quarter,heavy:half,heavy:quarter:old}" \
     "${I12_MT_VARIANTS:-}"
   grep -vE "^\{" "$res/mtcmp.log" | cut -c1-700 | tail -40 >>"$sum"
@@ -53,7 +53,7 @@ if want cli; then
   tail -4 "$res/cli-multitask.log" >>"$sum"
 fi
 if want tests; then
-  step test-gpu_coop_bfs 75 "$here/test-occupant-apps-gpu_coop_bfs" --test-threads=1 --nocapture
+  step test-gpu_coop_bfs 70 "$here/test-occupant-apps-gpu_coop_bfs" --test-threads=1 --nocapture
   grep -E "^test |test result|panicked|cycles|total" "$res/test-gpu_coop_bfs.log" >>"$sum"
 fi
 echo "status $status" >>"$sum"
