@@ -9,8 +9,9 @@
 //! coop_cuda_experiments OUT_DIR mtcmp REPS ROUNDS [CONFIGS [VARIANTS]]
 //!     the multitasking co-run (query barrier), variant against variant in one run with paired
 //!     launches: CONFIGS `light:quarter,medium:quarter,heavy:half,heavy:quarter:old` (default),
-//!     VARIANTS of `old,spread,batch,spread+batch,spread+batch+throttle,old-idle,
-//!     spread+batch-idle` (default: the first five); and where the groups land on the SMs
+//!     VARIANTS of `old,spread,batch,spread+batch,spread+batch+throttle,spread+batch+keep,
+//!     old-idle,spread+batch-idle` (default: every non-idle one); and where the groups land on
+//!     the SMs
 //! coop_cuda_experiments --child PERIOD_MS BLOCKS N DURATION_MS   (the second process)
 //! coop_cuda_experiments --green OTHER_SMS FULL_GPU_US N_LIGHT N_MEDIUM N_HEAVY   (green contexts)
 //! ```
@@ -234,71 +235,46 @@ struct Variant {
     idle: bool,
 }
 
-const VARIANTS: [Variant; 7] = [
+const fn variant(
+    name: &'static str,
+    spread: bool,
+    batch: bool,
+    keep: bool,
+    throttle: bool,
+    idle: bool,
+) -> Variant {
     Variant {
-        name: "old",
+        name,
         tuning: Tuning {
-            spread: false,
-            batch: false,
+            spread,
+            batch,
+            keep,
         },
-        throttle: false,
-        idle: false,
-    },
-    Variant {
-        name: "spread",
-        tuning: Tuning {
-            spread: true,
-            batch: false,
-        },
-        throttle: false,
-        idle: false,
-    },
-    Variant {
-        name: "batch",
-        tuning: Tuning {
-            spread: false,
-            batch: true,
-        },
-        throttle: false,
-        idle: false,
-    },
-    Variant {
-        name: "spread+batch",
-        tuning: Tuning {
-            spread: true,
-            batch: true,
-        },
-        throttle: false,
-        idle: false,
-    },
-    Variant {
-        name: "spread+batch+throttle",
-        tuning: Tuning {
-            spread: true,
-            batch: true,
-        },
-        throttle: true,
-        idle: false,
-    },
-    Variant {
-        name: "old-idle",
-        tuning: Tuning {
-            spread: false,
-            batch: false,
-        },
-        throttle: false,
-        idle: true,
-    },
-    Variant {
-        name: "spread+batch-idle",
-        tuning: Tuning {
-            spread: true,
-            batch: true,
-        },
-        throttle: false,
-        idle: true,
-    },
+        throttle,
+        idle,
+    }
+}
+
+const VARIANTS: [Variant; 8] = [
+    variant("old", false, false, false, false, false),
+    variant("spread", true, false, false, false, false),
+    variant("batch", false, true, false, false, false),
+    variant("spread+batch", true, true, false, false, false),
+    variant("spread+batch+throttle", true, true, false, true, false),
+    variant("spread+batch+keep", true, true, true, false, false),
+    variant("old-idle", false, false, false, false, true),
+    variant("spread+batch-idle", true, true, false, false, true),
 ];
+
+/// L2 set aside for the `keep` variants' persisting lines while they run: OCC_MT_KEEP_MB
+/// (default 32; clamped to the device's maximum).
+fn keep_bytes() -> usize {
+    std::env::var("OCC_MT_KEEP_MB")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(32)
+        << 20
+}
 
 /// The throttled build's pause: OCC_COOP_POLL_PAUSE_SHIFT (env OCC_MT_THROTTLE_SHIFT, default 5:
 /// 8 missing arrivals → 256 ns between polls).
@@ -396,6 +372,7 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, configs: &str, variants: &str)
                 w.period_ms, if cal.fits_period { "fits" } else { "does not fit" }
             );
             let mut blocks: Vec<Vec<PairedBlock>> = vec![Vec::new(); vs.len()];
+            let mut kept = 0usize;
             for rep in 0..reps.max(1) as usize {
                 for k in 0..vs.len() {
                     let i = (k + rep) % vs.len();
@@ -408,8 +385,15 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, configs: &str, variants: &str)
                     mm.bfs.set_distribution(Distribution::Dynamic);
                     mm.bfs.set_tuning(v.tuning);
                     mm.idle_instead_us = v.idle.then_some(cal.share_us);
+                    if v.tuning.keep {
+                        kept = gpu.set_persisting_l2(keep_bytes())?;
+                    }
                     let b = mm.paired_block(mode, w, share);
                     mm.idle_instead_us = None;
+                    if v.tuning.keep {
+                        gpu.reset_persisting_l2()?;
+                        gpu.set_persisting_l2(0)?;
+                    }
                     blocks[i].push(b?);
                 }
             }
@@ -421,6 +405,7 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, configs: &str, variants: &str)
                 j["variant"] = json!(v.name);
                 j["throttle_shift"] = json!(if v.throttle { Some(shift) } else { None });
                 j["idle_slots"] = json!(v.idle);
+                j["persisting_l2_bytes"] = json!(if v.tuning.keep { kept } else { 0 });
                 j["state_addr"] = json!(blocks[i]
                     .iter()
                     .flat_map(|b| b.coruns.iter().map(|c| c.report.state_addr))

@@ -62,10 +62,13 @@ fn coop_bfs_and_sssp_on_cpu_threads_are_right_under_kill_fork_cycles() {
         ("1", "150", "5"),
         ("1", "150", "6"),
         // | 8 (ids spread over the groups a warp at a time: the identity with one-thread
-        // groups) | 16 (BFS: the batched expansion with one queue claim per four edges).
+        // groups) | 16 (BFS: the batched expansion with one queue claim per four edges)
         ("0", "1000", "29"),
         ("0", "1000", "30"),
         ("1", "150", "30"),
+        // | 32 (BFS: the batched expansion's loads with an L2 evict_last policy: plain loads
+        // on the host).
+        ("0", "1000", "62"),
     ] {
         let out = Command::new(&exe)
             .args([mode, "60", "40", rounds, app])

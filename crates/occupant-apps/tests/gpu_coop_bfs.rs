@@ -70,8 +70,13 @@ fn bfs_correct_under_1000_kill_fork_cycles() {
         Tuning {
             spread: true,
             batch: true,
+            keep: false,
         },
     );
+    let kept = Tuning {
+        keep: true,
+        ..tuned
+    };
     for (mode, dist, tuning, throttle) in [
         (BarrierMode::Regular, Distribution::Dynamic, no, false),
         (BarrierMode::Query, Distribution::Dynamic, no, false),
@@ -80,6 +85,7 @@ fn bfs_correct_under_1000_kill_fork_cycles() {
         (BarrierMode::Regular, Distribution::Dynamic, tuned, false),
         (BarrierMode::Query, Distribution::Dynamic, tuned, false),
         (BarrierMode::Query, Distribution::Dynamic, tuned, true),
+        (BarrierMode::Query, Distribution::Dynamic, kept, false),
     ] {
         let bfs = if throttle { &mut throttled } else { &mut plain };
         bfs.set_distribution(dist);

@@ -154,6 +154,10 @@ pub struct Tuning {
     /// BFS only: expand four edges at a time with one warp-aggregated queue claim
     /// (bfs.cu `BfsEdge::batch`, mode bit `OCC_APP_BODY_BIT`); SSSP ignores it.
     pub batch: bool,
+    /// BFS only, with `batch`: load the graph and the distances with an L2 `evict_last`
+    /// policy (bfs.cu `OCC_BFS_KEEP`), so that with L2 set aside for persisting lines
+    /// (`Gpu::set_persisting_l2`) they stay while another kernel streams through L2.
+    pub keep: bool,
 }
 
 impl Tuning {
@@ -162,19 +166,25 @@ impl Tuning {
     /// ```
     /// use occupant_apps::coop_cuda::Tuning;
     /// assert_eq!(Tuning::default().mode_bits(), 0);
-    /// assert_eq!(Tuning { spread: true, batch: true }.mode_bits(), 8 | 16);
+    /// let t = Tuning { spread: true, batch: true, keep: false };
+    /// assert_eq!(t.mode_bits(), 8 | 16);
+    /// assert_eq!(Tuning { keep: true, ..t }.mode_bits(), 8 | 16 | 32);
     /// ```
     pub fn mode_bits(self) -> u32 {
-        (if self.spread { 8 } else { 0 }) | (if self.batch { 16 } else { 0 })
+        (if self.spread { 8 } else { 0 })
+            | (if self.batch { 16 } else { 0 })
+            | (if self.keep { 32 } else { 0 })
     }
 
-    /// Short name: `plain`, `spread`, `batch` or `spread+batch`.
+    /// Short name: `plain`, `spread`, `batch`, `spread+batch`, with `+keep`.
     pub fn name(self) -> &'static str {
-        match (self.spread, self.batch) {
-            (false, false) => "plain",
-            (true, false) => "spread",
-            (false, true) => "batch",
-            (true, true) => "spread+batch",
+        match (self.spread, self.batch, self.keep) {
+            (false, false, false) => "plain",
+            (true, false, false) => "spread",
+            (false, true, false) => "batch",
+            (true, true, false) => "spread+batch",
+            (false, _, true) => "batch+keep",
+            (true, _, true) => "spread+batch+keep",
         }
     }
 }
