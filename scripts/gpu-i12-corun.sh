@@ -2,16 +2,19 @@
 # Issue 12 (branch i12-corun), step 1 here: build the cooperative experiments binary, the CLI
 # and the BFS GPU test executable (release, stripped) into a bundle folder the device tool
 # carries (GPU_DIR, default <repo>/.gpu-i12-corun). Step 2, one device call:
-# `bash .gpu-i12-corun/run.sh [tests|mtcmp|cli]...` (no argument: all three; ~3 min, each step
-# under its own limit, at most ~4.3 min). It writes only $OUT/results.tar.gz (everything,
+# `bash .gpu-i12-corun/run.sh [mtcmp|overhead|cli|tests]...` (no argument: all four; ~3 min,
+# each step under its own limit, at most ~4.2 min). It writes only $OUT/results.tar.gz (everything,
 # packed after every step) and $OUT/summary.txt.
-# Steps: the GPU coop BFS tests (every distribution and Tuning, the throttled build, >= 1000
-# kill/fork cycles each, and every app); the co-run variant against variant with paired
-# launches (mtcmp: old, spread, batch, spread+batch, spread+batch+throttle; medium and light on a
-# quarter, heavy on half as the seed runs it, heavy on a quarter with the old variant only);
-# `occupant multitask --backend cuda` with paired repetitions (the CLI's path).
-# Environment for the device run: I12_MT_REPS (3), I12_MT_ROUNDS (30), I12_MT_CONFIGS,
-# I12_MT_VARIANTS (see coop_cuda_experiments mtcmp), OCC_MT_THROTTLE_SHIFT (5).
+# Steps: the co-run variant against variant with paired launches (mtcmp: old, spread+batch —
+# the BFS's default now —, spread+batch+keep, spread+batch with the slots held idle; medium and
+# light on a quarter, heavy on half as the seed runs it, heavy on a quarter); cooperative vs
+# persistent with paired launches (overhead, grid); `occupant multitask --backend cuda` with
+# paired repetitions (the CLI's path); the GPU coop BFS tests (every distribution and Tuning,
+# the throttled build, >= 1000 kill/fork cycles each, and every app).
+# Environment for the device run: I12_MT_REPS (4), I12_MT_ROUNDS (40), I12_MT_CONFIGS,
+# I12_MT_VARIANTS (see coop_cuda_experiments mtcmp), OCC_MT_THROTTLE_SHIFT (5), OCC_MT_KEEP_MB
+# (32). Round 1 (commit 50fc29d) ran reps 3, rounds 30 and the variants old, spread, batch,
+# spread+batch, spread+batch+throttle.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${GPU_DIR:-$root/.gpu-i12-corun}"
@@ -41,19 +44,24 @@ fi
 STEPS="$*"
 want() { [[ -z $STEPS || " $STEPS " == *" $1 "* ]]; }
 if want mtcmp; then
-  step mtcmp 150 "$here/coop_cuda_experiments" "$res/coop" mtcmp "${I12_MT_REPS:-3}" \
-    "${I12_MT_ROUNDS:-30}" "${I12_MT_CONFIGS:-medium:quarter,light:quarter,heavy:half,heavy:quarter:old}" \
-    "${I12_MT_VARIANTS:-}"
+  step mtcmp 140 "$here/coop_cuda_experiments" "$res/coop" mtcmp "${I12_MT_REPS:-4}" \
+    "${I12_MT_ROUNDS:-40}" "${I12_MT_CONFIGS:-medium:quarter,light:quarter,heavy:half,heavy:quarter:old/spread+batch}" \
+    "${I12_MT_VARIANTS:-old,spread+batch,spread+batch+keep,spread+batch-idle}"
   grep -vE "^\{" "$res/mtcmp.log" | cut -c1-700 | tail -40 >>"$sum"
 fi
+if want overhead; then
+  step overhead-grid 40 env OCC_OVERHEAD_ROUNDS=40,10 "$here/coop_cuda_experiments" "$res/coop-grid" \
+    overhead 2 grid:1000x1000
+  tail -4 "$res/overhead-grid.log" | cut -c1-900 >>"$sum"
+fi
 if want cli; then
-  step cli-multitask 35 "$here/occupant" multitask --backend cuda --app bfs --gen grid:1000x1000 \
-    --workload medium --groups quarter --barrier query --repeats 2 --rounds 30 \
+  step cli-multitask 25 "$here/occupant" multitask --backend cuda --app bfs --gen grid:1000x1000 \
+    --workload medium --groups quarter --barrier query --repeats 2 --rounds 40 \
     --json "$res/cli-multitask.json"
   tail -4 "$res/cli-multitask.log" >>"$sum"
 fi
 if want tests; then
-  step test-gpu_coop_bfs 70 "$here/test-occupant-apps-gpu_coop_bfs" --test-threads=1 --nocapture
+  step test-gpu_coop_bfs 45 "$here/test-occupant-apps-gpu_coop_bfs" --test-threads=1 --nocapture
   grep -E "^test |test result|panicked|cycles|total" "$res/test-gpu_coop_bfs.log" >>"$sum"
 fi
 echo "status $status" >>"$sum"

@@ -164,6 +164,7 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
             };
             let row = json!({"app": app.name(), "input": spec, "vertices": n, "edges": g.num_edges(),
                 "rounds": rounds, "groups": m.groups(), "repetitions": reps,
+                "tuning": m.bfs.tuning().name(),
                 "distribution": "persistent: static; regular, query, persistent_dynamic: dynamic",
                 "persistent_us": times[0], "regular_us": times[1], "query_us": times[2],
                 "persistent_dynamic_us": times[3],
@@ -649,7 +650,8 @@ fn run(out: &Path, quick: bool) -> Res<()> {
         };
         for &share in shares {
             for mode in [BarrierMode::Regular, BarrierMode::Query] {
-                let r = match m.paired_corun(mode, w, share, reps, Tuning::default()) {
+                let tuning = m.bfs.tuning();
+                let r = match m.paired_corun(mode, w, share, reps, tuning) {
                     Ok(r) => r,
                     Err(e) => {
                         println!(

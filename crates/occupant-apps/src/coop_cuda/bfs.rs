@@ -161,6 +161,21 @@ pub struct Tuning {
 }
 
 impl Tuning {
+    /// None of them: the kernel before `i12-corun`.
+    pub const PLAIN: Tuning = Tuning {
+        spread: false,
+        batch: false,
+        keep: false,
+    };
+    /// `spread` and `batch`: the BFS's default since `i12-corun` (on an H100 the grid BFS
+    /// alone took 238–241 ms instead of 404–545 ms, and its co-run slowdowns fell below the
+    /// goals; `bench/results/nvidia-h100/coop/`).
+    pub const CORUN: Tuning = Tuning {
+        spread: true,
+        batch: true,
+        keep: false,
+    };
+
     /// The bits it adds to the kernel's `mode` argument.
     ///
     /// ```
@@ -321,7 +336,11 @@ impl GpuBfs {
             lens: gpu.alloc_zeroed(LENS)?,
             checks: gpu.alloc_zeroed(2 * rounds as usize)?,
             distribution: Distribution::default(),
-            tuning: Tuning::default(),
+            tuning: if app == App::Bfs {
+                Tuning::CORUN
+            } else {
+                Tuning::PLAIN
+            },
             module,
             n,
             num_sources: sources.len() as u32,
@@ -358,7 +377,8 @@ impl GpuBfs {
         self.distribution
     }
 
-    /// The further choices of the next launches (default: none, [`Tuning::default`]).
+    /// The further choices of the next launches (default: [`Tuning::CORUN`] for the BFS,
+    /// [`Tuning::PLAIN`] for SSSP, whose `spread` is unmeasured).
     pub fn set_tuning(&mut self, t: Tuning) {
         self.tuning = t;
     }

@@ -35,6 +35,10 @@ pub trait CoopKernel {
     fn set_tuning(&mut self, t: Tuning) -> bool {
         t == Tuning::default()
     }
+    /// The further choices of the next launches ([`Tuning::PLAIN`] for the apps without any).
+    fn tuning(&self) -> Tuning {
+        Tuning::PLAIN
+    }
 }
 
 impl CoopKernel for GpuBfs {
@@ -63,6 +67,9 @@ impl CoopKernel for GpuBfs {
     fn set_tuning(&mut self, t: Tuning) -> bool {
         GpuBfs::set_tuning(self, t);
         true
+    }
+    fn tuning(&self) -> Tuning {
+        GpuBfs::tuning(self)
     }
 }
 

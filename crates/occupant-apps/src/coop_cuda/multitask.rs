@@ -1065,7 +1065,8 @@ pub fn run_multitask_kernel(
         }
         persistent.push(us);
     }
-    let corun = m.paired_corun(barrier, workload, share, reps, Tuning::default())?;
+    let tuning = m.bfs.tuning();
+    let corun = m.paired_corun(barrier, workload, share, reps, tuning)?;
     Ok(MultitaskResult {
         app: name.to_string(),
         device: gpu.info().name.clone(),
