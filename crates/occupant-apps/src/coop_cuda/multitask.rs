@@ -1115,3 +1115,98 @@ fn run_beside(
     outcome?;
     Ok((requests, done_at, report?))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(elapsed_us: f64) -> CoopReport {
+        CoopReport {
+            groups: 8,
+            block_threads: 256,
+            killed: 0,
+            forked: 0,
+            joiners_launched: 0,
+            joiners_exited: 0,
+            barriers: 0,
+            active_at_end: 8,
+            elapsed_us,
+            state_addr: 0,
+        }
+    }
+
+    /// A co-run of `us` with requests at 0, 40, 80 ms (exec 10 ms, 100 barriers during each,
+    /// 300 between).
+    fn corun(us: f64) -> CoRun {
+        let requests: Vec<Request> = (0..3u32)
+            .map(|i| Request {
+                groups: 2,
+                gather_us: 50.0,
+                exec_us: 10_000.0,
+                response_us: 10_200.0,
+                start_latency_us: 200.0,
+                period_met: i != 2,
+                at_us: f64::from(i) * 40_000.0,
+                barriers_at_request: i * 400,
+                barriers_at_done: i * 400 + 100,
+            })
+            .collect();
+        CoRun {
+            mechanism: "cooperative".into(),
+            barrier: BarrierMode::Query,
+            workload: WORKLOADS[1],
+            share: Share::Quarter,
+            requests,
+            alone_us: 0.0,
+            corun_us: us,
+            slowdown: 0.0,
+            preemption_model: 0.0,
+            period_met_fraction: 0.0,
+            achieved_period_ms: 0.0,
+            median_gather_us: 0.0,
+            median_start_latency_us: 0.0,
+            other_slowdown: 0.0,
+            wrong_rounds: 0,
+            report: report(us),
+        }
+    }
+
+    fn block(alone: [f64; 2], co: [f64; 2]) -> PairedBlock {
+        PairedBlock {
+            alone_us: alone,
+            corun_us: co,
+            ratio: (co[0] + co[1]) / (alone[0] + alone[1]),
+            alone_barriers: ((alone[0] + alone[1]) / 100.0) as u64, // 1 barrier per 100 µs
+            coruns: vec![corun(co[0]), corun(co[1])],
+            wrong_rounds: 0,
+        }
+    }
+
+    #[test]
+    fn paired_blocks_pool_into_median_ratio_spread_and_rates() {
+        let blocks = [
+            block([100.0, 100.0], [110.0, 110.0]),
+            block([200.0, 200.0], [200.0, 220.0]),
+            block([100.0, 300.0], [400.0, 400.0]),
+        ];
+        let r = PairedCoRun::from_blocks(&blocks, Tuning::CORUN, 5_000.0);
+        assert_eq!(r.repetitions, 3);
+        assert!((r.slowdown - 1.1).abs() < 1e-12, "{}", r.slowdown);
+        assert!((r.ratios.min - 1.05).abs() < 1e-12 && (r.ratios.max - 2.0).abs() < 1e-12);
+        // Means: co-runs 1440/6 = 240, alone 1000/6.
+        assert!((r.ratio_of_means - 1.44).abs() < 1e-12);
+        assert_eq!((r.alone.min, r.alone.max), (100.0, 300.0));
+        assert_eq!(r.requests, 18);
+        assert!((r.period_met_fraction - 2.0 / 3.0).abs() < 1e-12);
+        // Completions 40 ms apart within each co-run.
+        assert!((r.achieved_period_ms.median - 40.0).abs() < 1e-9);
+        assert_eq!(r.achieved_period_ms.n, 12);
+        // 100 barriers per 10.2 ms during, 300 per 29.8 ms between; alone 1 per 100 µs.
+        assert!((r.barrier_rate_during_vs_alone - 100.0 / 10_200.0 * 100.0).abs() < 1e-9);
+        assert!((r.barrier_rate_between_vs_alone - 300.0 / 29_800.0 * 100.0).abs() < 1e-9);
+        assert!((r.preemption_model - 40.0 / 30.0).abs() < 1e-12);
+        assert!((r.other_slowdown - 10_200.0 / 5_000.0).abs() < 1e-12);
+        assert_eq!(r.tuning, Tuning::CORUN);
+        assert!(r.summary().contains("slowdown 1.100"));
+    }
+}
