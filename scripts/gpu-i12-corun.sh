@@ -2,8 +2,9 @@
 # Issue 12 (branch i12-corun), step 1 here: build the cooperative experiments binary, the CLI
 # and the BFS GPU test executable (release, stripped) into a bundle folder the device tool
 # carries (GPU_DIR, default <repo>/.gpu-i12-corun). Step 2, one device call:
-# `bash .gpu-i12-corun/run.sh [mtcmp|overhead|cli|tests]...` (no argument: all four; ~3 min,
-# each step under its own limit, at most ~4.2 min). It writes only $OUT/results.tar.gz (everything,
+# `bash .gpu-i12-corun/run.sh [mtcmp|overhead|cli|tests|experiments|regular]...` (no argument:
+# the first four; ~3 min, each step under its own limit, at most ~4.2 min; round 3:
+# `experiments regular`, ~3 min, at most 4 min). It writes only $OUT/results.tar.gz (everything,
 # packed after every step) and $OUT/summary.txt.
 # Steps: the co-run variant against variant with paired launches (mtcmp: old, spread+batch —
 # the BFS's default now —, spread+batch+keep, spread+batch with the slots held idle; medium and
@@ -53,6 +54,19 @@ if want overhead; then
   step overhead-grid 40 env OCC_OVERHEAD_ROUNDS=40,10 "$here/coop_cuda_experiments" "$res/coop-grid" \
     overhead 2 grid:1000x1000
   tail -4 "$res/overhead-grid.log" | cut -c1-900 >>"$sum"
+fi
+if [[ " $STEPS " == *" experiments "* ]]; then
+  # Round 3: the full experiment (coop vs persistent; every workload x share x barrier as paired
+  # co-runs; priority stream, second process, green contexts), 40 rounds, 2 repetitions.
+  step experiments 180 env OCC_COOP_ROUNDS="${I12_ROUNDS:-40}" OCC_COOP_REPS="${I12_REPS:-2}" \
+    "$here/coop_cuda_experiments" "$res/coop-full"
+  grep -vE "^\{" "$res/experiments.log" | cut -c1-600 | tail -45 >>"$sum"
+fi
+if [[ " $STEPS " == *" regular "* ]]; then
+  # Round 3: the co-run with the regular barrier, old vs the new default, paired.
+  step mtcmp-regular 60 "$here/coop_cuda_experiments" "$res/coop-regular" mtcmp 3 40 \
+    "medium:quarter::regular,light:quarter::regular,heavy:half::regular" "old,spread+batch"
+  grep -vE "^\{" "$res/mtcmp-regular.log" | grep -v "^slots" | cut -c1-600 >>"$sum"
 fi
 if want cli; then
   step cli-multitask 25 "$here/occupant" multitask --backend cuda --app bfs --gen grid:1000x1000 \

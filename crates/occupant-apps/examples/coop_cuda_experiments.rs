@@ -23,6 +23,10 @@
 //!    the persistent BFS, a second process (time slicing), and green contexts (a quarter of the
 //!    SMs for the matmul, the rest for the persistent BFS; in a child process).
 //!
+//! Every cooperative co-run is measured with paired repetitions (`Multitasker::paired_corun`:
+//! alone, co-run, co-run, alone; OCC_COOP_REPS, default 2); rounds per launch OCC_COOP_ROUNDS
+//! (default 80).
+//!
 //! Without a GPU it prints why and exits 0.
 
 use occupant::cuda::coop::{Lane, MATMUL_CU};
@@ -287,9 +291,9 @@ fn throttle_shift() -> u32 {
 }
 
 /// The multitasking co-run, variant against variant in one run: the cooperative grid BFS
-/// (query barrier, dynamic distribution, `rounds` traversals per launch) with the matmul
+/// (query barrier unless the config says, dynamic distribution, `rounds` traversals per launch) with the matmul
 /// (E on the whole GPU, seed 000 §5.2) on a share every period. `configs`: comma-separated
-/// `WORKLOAD:SHARE[:V1/V2...]` (default `light:quarter,medium:quarter,heavy:half,
+/// `WORKLOAD:SHARE[:V1/V2...[:regular|query]]` (an empty variant list: every variant; default `light:quarter,medium:quarter,heavy:half,
 /// heavy:quarter:old`); `variants`: comma-separated names of [`VARIANTS`] (default every
 /// non-idle one). Per configuration, `reps` repetitions; in each, every variant runs one paired
 /// block (alone, co-run, co-run, alone: `Multitasker::paired_block`), the variants' order
@@ -344,7 +348,6 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, configs: &str, variants: &str)
         Err(e) => json!({"error": e.to_string()}),
     };
     println!("slots: {}", placement["summary"]);
-    let mode = BarrierMode::Query;
     let mut results = Vec::new();
     for cfg in configs.split(',') {
         let parts: Vec<&str> = cfg.trim().split(':').collect();
@@ -353,7 +356,12 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, configs: &str, variants: &str)
             .find(|w| Some(&w.name) == parts.first())
             .ok_or_else(|| format!("config `{cfg}`: no workload"))?;
         let share = Share::parse(parts.get(1).copied().unwrap_or("quarter"))?;
-        let vs: Vec<Variant> = match parts.get(2) {
+        let mode = match parts.get(3).copied() {
+            None | Some("query") => BarrierMode::Query,
+            Some("regular") => BarrierMode::Regular,
+            Some(b) => return Err(format!("config `{cfg}`: barrier `{b}`").into()),
+        };
+        let vs: Vec<Variant> = match parts.get(2).filter(|l| !l.is_empty()) {
             Some(list) => variants
                 .iter()
                 .copied()
@@ -401,7 +409,14 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, configs: &str, variants: &str)
             let mut per = Vec::new();
             for (i, v) in vs.iter().enumerate() {
                 let r = PairedCoRun::from_blocks(&blocks[i], v.tuning, cal.share_us);
-                println!("{} {} {}: {}", w.name, share.name(), v.name, r.summary());
+                println!(
+                    "{} {} {} {}: {}",
+                    w.name,
+                    share.name(),
+                    mode.name(),
+                    v.name,
+                    r.summary()
+                );
                 let mut j = serde_json::to_value(&r)?;
                 j["variant"] = json!(v.name);
                 j["throttle_shift"] = json!(if v.throttle { Some(shift) } else { None });
@@ -413,8 +428,10 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, configs: &str, variants: &str)
                     .collect::<Vec<_>>());
                 per.push(j);
             }
-            Ok(json!({"workload": w, "share": share, "calibration": cal,
-                "fit_fraction": FIT_FRACTION, "variants": per}))
+            Ok(
+                json!({"workload": w, "share": share, "barrier": mode, "calibration": cal,
+                "fit_fraction": FIT_FRACTION, "variants": per}),
+            )
         };
         match one() {
             Ok(v) => results.push(v),
@@ -427,7 +444,7 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, configs: &str, variants: &str)
             out,
             "mt-compare.json",
             &json!({"device": device, "input": spec, "rounds": rounds, "repetitions": reps,
-                "barrier": "query", "distribution": "dynamic", "placement": placement,
+                "distribution": "dynamic", "placement": placement,
                 "method": "per repetition and variant: alone, co-run, co-run, alone; slowdown = median over repetitions of mean(co-runs)/mean(alone)",
                 "configs": results, "partial": true}),
         )?;
@@ -436,7 +453,7 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, configs: &str, variants: &str)
         out,
         "mt-compare.json",
         &json!({"device": device, "input": spec, "rounds": rounds, "repetitions": reps,
-            "barrier": "query", "distribution": "dynamic", "placement": placement,
+            "distribution": "dynamic", "placement": placement,
             "method": "per repetition and variant: alone, co-run, co-run, alone; slowdown = median over repetitions of mean(co-runs)/mean(alone)",
             "configs": results}),
     )?;
@@ -537,7 +554,12 @@ fn run(out: &Path, quick: bool) -> Res<()> {
     };
     let device = gpu.info().name.clone();
     println!("device: {device}");
-    let inputs: [(&str, u32); 2] = [("grid:1000x1000", 80), ("rmat:scale=20,ef=16", 80)];
+    // Rounds per launch: OCC_COOP_ROUNDS (default 80).
+    let rounds: u32 = std::env::var("OCC_COOP_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(80);
+    let inputs: [(&str, u32); 2] = [("grid:1000x1000", rounds), ("rmat:scale=20,ef=16", rounds)];
     // 1. Cooperative vs persistent, no multitasking.
     let mut overhead = Vec::new();
     let mut graphs = Vec::new();
