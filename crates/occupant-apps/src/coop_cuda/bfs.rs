@@ -235,8 +235,10 @@ pub fn bfs_reference(g: &Csr, src: u32) -> (u64, u64) {
 }
 
 /// Words of the `lens` buffer: the three queue lengths (frontier.cuh), a spare, and the two
-/// claim counters of the dynamic distribution (lens[4], lens[5]; loop.cuh).
-const LENS: usize = 8;
+/// claim counters of the dynamic distribution (lens[32], lens[33]; loop.cuh) — 128 bytes
+/// apart, so that group 0's store to a claim counter in every interval does not hit the line
+/// of the queue lengths (the hottest line of a grid BFS level).
+const LENS: usize = 64;
 
 /// A graph and a set of BFS traversals on the GPU, ready to launch as a cooperative kernel.
 pub struct GpuBfs {
