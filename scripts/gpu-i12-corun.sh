@@ -58,7 +58,7 @@ fi
 if [[ " $STEPS " == *" experiments "* ]]; then
   # Round 3: the full experiment (coop vs persistent; every workload x share x barrier as paired
   # co-runs; priority stream, second process, green contexts), 40 rounds, 2 repetitions.
-  step experiments 180 env OCC_COOP_ROUNDS="${I12_ROUNDS:-40}" OCC_COOP_REPS="${I12_REPS:-2}" \
+  step experiments 170 env OCC_COOP_ROUNDS="${I12_ROUNDS:-40}" OCC_COOP_REPS="${I12_REPS:-2}" \
     "$here/coop_cuda_experiments" "$res/coop-full"
   grep -vE "^\{" "$res/experiments.log" | cut -c1-600 | tail -45 >>"$sum"
 fi

@@ -114,12 +114,16 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
     };
     // The baseline is the persistent kernel with the static split (index 0); the cooperative
     // modes run the dynamic distribution (the default), and the persistent one with it too.
+    // Rows 4 and 5: the claim counters in the queue lengths' line, as before i12-corun
+    // (Tuning::near_claims), to compare the layouts in the same run.
     use Distribution::{Dynamic, Static};
     let modes = [
-        (BarrierMode::Persistent, Static),
-        (BarrierMode::Regular, Dynamic),
-        (BarrierMode::Query, Dynamic),
-        (BarrierMode::Persistent, Dynamic),
+        (BarrierMode::Persistent, Static, false),
+        (BarrierMode::Regular, Dynamic, false),
+        (BarrierMode::Query, Dynamic, false),
+        (BarrierMode::Persistent, Dynamic, false),
+        (BarrierMode::Persistent, Dynamic, true),
+        (BarrierMode::Query, Dynamic, true),
     ];
     // Rounds per launch: OCC_OVERHEAD_ROUNDS="BFS,SSSP" (default 80,10).
     let rounds_env = std::env::var("OCC_OVERHEAD_ROUNDS").unwrap_or_default();
@@ -141,13 +145,18 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
             };
             let mut m = Multitasker::with_app(&gpu, &g, &sources, rounds, 256, 2, app)?;
             let _ = m.bfs_alone(BarrierMode::Persistent)?; // warm-up (module, caches)
+            let tuning = m.bfs.tuning();
             let mut times = vec![Vec::new(); modes.len()];
             let mut addrs = vec![Vec::new(); modes.len()];
             let mut pairs = vec![Vec::new(); modes.len()];
             let mut wrong = 0;
             for _ in 0..reps.max(1) {
-                for (i, &(mode, dist)) in modes.iter().enumerate() {
+                for (i, &(mode, dist, near)) in modes.iter().enumerate() {
                     m.bfs.set_distribution(dist);
+                    m.bfs.set_tuning(Tuning {
+                        near_claims: near,
+                        ..tuning
+                    });
                     let (a, w1) = m.bfs_alone_report(mode)?;
                     let (b, w2) = m.bfs_alone_report(mode)?;
                     times[i].extend([a.elapsed_us, b.elapsed_us]);
@@ -168,10 +177,16 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
             };
             let row = json!({"app": app.name(), "input": spec, "vertices": n, "edges": g.num_edges(),
                 "rounds": rounds, "groups": m.groups(), "repetitions": reps,
-                "tuning": m.bfs.tuning().name(),
+                "tuning": tuning.name(),
                 "distribution": "persistent: static; regular, query, persistent_dynamic: dynamic",
                 "persistent_us": times[0], "regular_us": times[1], "query_us": times[2],
                 "persistent_dynamic_us": times[3],
+                "persistent_dynamic_near_claims_us": times[4], "query_near_claims_us": times[5],
+                "persistent_dynamic_near_claims_over_persistent_dynamic_paired_median":
+                    median(&pairs[4].iter().zip(&pairs[3]).map(|(a, b)| a / b).collect::<Vec<f64>>()),
+                "query_near_claims_over_query_paired_median":
+                    median(&pairs[5].iter().zip(&pairs[2]).map(|(a, b)| a / b).collect::<Vec<f64>>()),
+                "query_near_claims_over_persistent_paired_median": paired(5),
                 "state_addr": {"persistent": addrs[0], "regular": addrs[1], "query": addrs[2],
                     "persistent_dynamic": addrs[3]},
                 "persistent_pair_means_us": pairs[0], "regular_pair_means_us": pairs[1],
@@ -254,6 +269,8 @@ const fn variant(
             spread,
             batch,
             keep,
+            // `old` is main's kernel before i12-corun: its claim counters in the queue line.
+            near_claims: !spread && !batch && !keep,
         },
         throttle,
         idle,

@@ -69,6 +69,8 @@ fn coop_bfs_and_sssp_on_cpu_threads_are_right_under_kill_fork_cycles() {
         // | 32 (BFS: the batched expansion's loads with an L2 evict_last policy: plain loads
         // on the host).
         ("0", "1000", "62"),
+        // | 64: the claim counters at lens[4..5] (the layout before, for comparisons).
+        ("0", "1000", "70"),
     ] {
         let out = Command::new(&exe)
             .args([mode, "60", "40", rounds, app])

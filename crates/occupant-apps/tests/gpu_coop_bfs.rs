@@ -65,14 +65,7 @@ fn bfs_correct_under_1000_kill_fork_cycles() {
         .watchdog(Watchdog::default().with_timeout(Duration::from_secs(3)));
     // The dynamic distribution (the default: chunks claimed per interval) and the static split;
     // the ids spread over the groups with the batched expansion (Tuning), plain and throttled.
-    let (no, tuned) = (
-        Tuning::default(),
-        Tuning {
-            spread: true,
-            batch: true,
-            keep: false,
-        },
-    );
+    let (no, tuned) = (Tuning::PLAIN, Tuning::CORUN);
     let kept = Tuning {
         keep: true,
         ..tuned
@@ -86,6 +79,15 @@ fn bfs_correct_under_1000_kill_fork_cycles() {
         (BarrierMode::Query, Distribution::Dynamic, tuned, false),
         (BarrierMode::Query, Distribution::Dynamic, tuned, true),
         (BarrierMode::Query, Distribution::Dynamic, kept, false),
+        (
+            BarrierMode::Query,
+            Distribution::Dynamic,
+            Tuning {
+                near_claims: true,
+                ..no
+            },
+            false,
+        ),
     ] {
         let bfs = if throttle { &mut throttled } else { &mut plain };
         bfs.set_distribution(dist);

@@ -146,5 +146,6 @@ extern "C" __global__ void coop_bfs(occ::coop::State* st, occ::coop::Mailbox* mb
   occ_app::FrontierBody<occ_app::BfsEdge> body = {
       {offsets, targets, dist, (mode & OCC_APP_BODY_BIT) != 0u, (mode & OCC_BFS_KEEP) != 0u},
       n, sources, num_sources, rounds, dist, fa, fb, lens, checks};
-  occ_app::phase_loop(g, mode, body, lens + 32);  // lens[32..33]: the claim counters
+  // lens[32..33]: the claim counters (OCC_APP_CLAIMS_NEAR: lens[4..5], the old layout).
+  occ_app::phase_loop(g, mode, body, lens + ((mode & OCC_APP_CLAIMS_NEAR) != 0u ? 4 : 32));
 }

@@ -158,6 +158,10 @@ pub struct Tuning {
     /// policy (bfs.cu `OCC_BFS_KEEP`), so that with L2 set aside for persisting lines
     /// (`Gpu::set_persisting_l2`) they stay while another kernel streams through L2.
     pub keep: bool,
+    /// For comparisons: the dynamic distribution's claim counters in the line of the queue
+    /// lengths, as before `i12-corun` (loop.cuh `OCC_APP_CLAIMS_NEAR`; group 0 zeroes one in
+    /// every interval, a store into the line every group reads and every push increments).
+    pub near_claims: bool,
 }
 
 impl Tuning {
@@ -166,6 +170,7 @@ impl Tuning {
         spread: false,
         batch: false,
         keep: false,
+        near_claims: false,
     };
     /// `spread` and `batch`: the BFS's default since `i12-corun` (on an H100 the grid BFS
     /// alone took 238–241 ms instead of 404–545 ms, and its co-run slowdowns fell below the
@@ -174,6 +179,7 @@ impl Tuning {
         spread: true,
         batch: true,
         keep: false,
+        near_claims: false,
     };
 
     /// The bits it adds to the kernel's `mode` argument.
@@ -181,26 +187,34 @@ impl Tuning {
     /// ```
     /// use occupant_apps::coop_cuda::Tuning;
     /// assert_eq!(Tuning::default().mode_bits(), 0);
-    /// let t = Tuning { spread: true, batch: true, keep: false };
-    /// assert_eq!(t.mode_bits(), 8 | 16);
-    /// assert_eq!(Tuning { keep: true, ..t }.mode_bits(), 8 | 16 | 32);
+    /// assert_eq!(Tuning::CORUN.mode_bits(), 8 | 16);
+    /// assert_eq!(Tuning { keep: true, ..Tuning::CORUN }.mode_bits(), 8 | 16 | 32);
+    /// assert_eq!(Tuning { near_claims: true, ..Tuning::PLAIN }.mode_bits(), 64);
     /// ```
     pub fn mode_bits(self) -> u32 {
         (if self.spread { 8 } else { 0 })
             | (if self.batch { 16 } else { 0 })
             | (if self.keep { 32 } else { 0 })
+            | (if self.near_claims { 64 } else { 0 })
     }
 
-    /// Short name: `plain`, `spread`, `batch`, `spread+batch`, with `+keep`.
-    pub fn name(self) -> &'static str {
-        match (self.spread, self.batch, self.keep) {
-            (false, false, false) => "plain",
-            (true, false, false) => "spread",
-            (false, true, false) => "batch",
-            (true, true, false) => "spread+batch",
-            (false, _, true) => "batch+keep",
-            (true, _, true) => "spread+batch+keep",
+    /// Short name: `plain`, `spread`, `batch`, `spread+batch`, with `+keep`; `+near` for
+    /// `near_claims`.
+    pub fn name(self) -> String {
+        let mut s = match (self.spread, self.batch) {
+            (false, false) => "plain",
+            (true, false) => "spread",
+            (false, true) => "batch",
+            (true, true) => "spread+batch",
         }
+        .to_string();
+        if self.keep {
+            s.push_str("+keep");
+        }
+        if self.near_claims {
+            s.push_str("+near");
+        }
+        s
     }
 }
 

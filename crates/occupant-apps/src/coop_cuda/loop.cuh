@@ -36,6 +36,9 @@
 #define OCC_APP_SPREAD 8u
 /// mode bit left to the body (phase_loop ignores it; BFS: the batched expansion, bfs.cu).
 #define OCC_APP_BODY_BIT 16u
+/// mode bit for comparisons (BFS, SSSP): the claim counters in the queue lengths' line, as
+/// before i12-corun (the kernel picks the claims pointer; phase_loop ignores it).
+#define OCC_APP_CLAIMS_NEAR 64u
 #ifndef OCC_APP_CHUNK
 #define OCC_APP_CHUNK 4u  // dynamic: blocks of blockDim.x items per claim
 #endif
