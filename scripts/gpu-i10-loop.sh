@@ -13,6 +13,8 @@
 #   primitives  `bench primitives` barriers only (5000 per point), shape-table.json
 #   apps        `bench apps --interleave --runs 5` bfs/sssp/cc/pagerank x 4 inputs x
 #               multi-kernel, cooperative, occupancy-api, persistent, the default barrier
+#   otherapps   colour, MIS, sssp-worklist, bc on the four inputs (+ bc on a 32x32768 grid),
+#               cooperative / occupancy-api / persistent and the multi-kernel baseline
 #   prsweep     pagerank on rmat-22 and ba-4M, every CUDA device-loop variant vs multi-kernel
 #               (the device loops' tile ranges of equal cost); with OLD_OCCUPANT, the same
 #               with that CLI, once per define of PR_OLD_DEFINES (space-separated
@@ -25,6 +27,13 @@
 #   hier        bfs/sssp/cc on the high-diameter inputs, persistent vs cooperative, with the
 #               hierarchical barrier (the old default)
 #   relay       bfs/sssp on the high-diameter inputs with --barrier relay
+#   trace       where the iterations go (-DOCC_APP_TRACE: per-block barrier enter/leave times,
+#               occupant_apps::apps::cuda::BarrierTrace): stencil bfs/cc cooperative /
+#               occupancy-api / persistent, ba-4M pagerank multi-kernel / cooperative / persistent
+#   defs        stencil bfs/cc cooperative / persistent (traced unless DEFS_TRACE=0) once per
+#               entry of DEFS (';'-separated OCCUPANT_APP_DEFINES values; an empty one: none)
+#   tilecost    pagerank multi-kernel / persistent with OCCUPANT_APP_TILE_COST=c for each c:input
+#               of TILE_RUNS (input ba = ba-4M, rmat = rmat-22; default 16:ba 48:ba 128:ba)
 #   coop        coop_cuda_experiments overhead: persistent / regular / query grid BFS and SSSP,
 #               4 interleaved repetitions of two launches each
 # Results: $OUT/results.tar.gz and $OUT/summary.txt.
@@ -72,6 +81,26 @@ for s in $steps; do
       step bench-apps 240 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp,cc,pagerank \
         --variants cooperative,occupancy-api,persistent --out "$res/apps"
       grep -E "geomean|FAILED|skipped|compiled" "$res/bench-apps.log" >>"$sum" ;;
+    otherapps)
+      # The other apps (colour, MIS, bc, the worklist sssp) on the four inputs, and bc on a thin
+      # grid (the standard high-diameter inputs overflow bc's path counts by design).
+      # OTHER_RUNS: space-separated APPS@INPUT (input: grid, stencil, rmat, ba; default: every
+      # app on every input — rmat-22 colour alone takes ~50 s, 2845 iterations).
+      for run in ${OTHER_RUNS:-color,mis,sssp-worklist,bc@grid color,mis,sssp-worklist,bc@stencil color,mis,sssp-worklist,bc@rmat color,mis,sssp-worklist,bc@ba}; do
+        case ${run#*@} in
+          grid) inp=grid:w=2048,h=2048,seed=1 ;;
+          stencil) inp=stencil:w=1000,h=1000 ;;
+          rmat) inp=rmat:scale=22,ef=16,seed=1 ;;
+          ba) inp=ba:n=4000000,m=4,seed=1 ;;
+          *) echo "otherapps: unknown input in $run" >>"$sum"; continue ;;
+        esac
+        step "bench-other-${run#*@}" 200 "$here/occupant" bench apps --interleave --runs 3 --apps "${run%@*}" \
+          --input "$inp" --variants cooperative,occupancy-api,persistent --out "$res/other-${run#*@}"
+        grep -E "FAILED|skipped|cooperative:|persistent:|occupancy-api:|multi-kernel:" "$res/bench-other-${run#*@}.log" >>"$sum"
+      done
+      step bench-bcthin 90 "$here/occupant" bench apps --interleave --runs 3 --apps bc \
+        --input grid:w=32,h=32768,seed=1 --variants cooperative,occupancy-api,persistent --out "$res/bcthin"
+      grep -E "geomean|FAILED|skipped|cooperative:|persistent:|occupancy-api:|multi-kernel:" "$res/bench-bcthin.log" >>"$sum" ;;
     prsweep)
       # rmat-22's sequential reference alone takes tens of seconds: a generous limit.
       step bench-pr 150 "$here/occupant" bench apps --interleave --runs 5 --apps pagerank $ld \
@@ -116,6 +145,43 @@ for s in $steps; do
       step bench-relay 35 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp $hd \
         --variants cooperative,occupancy-api,persistent --barrier relay --out "$res/apps-relay"
       grep -E "geomean|FAILED|skipped|compiled" "$res/bench-relay.log" >>"$sum" ;;
+    trace)
+      export OCCUPANT_APP_DEFINES="-DOCC_APP_TRACE"
+      step bench-trace-stencil 60 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,cc \
+        --input stencil:w=1000,h=1000 --variants cooperative,occupancy-api,persistent --out "$res/trace-stencil"
+      grep -E "persistent:|cooperative:|occupancy-api:|trace|FAILED|skipped" "$res/bench-trace-stencil.log" >>"$sum"
+      export OCCUPANT_APP_DEFINES="-DOCC_APP_TRACE -DOCC_APP_TRACE_FROM=1"
+      step bench-trace-ba 90 "$here/occupant" bench apps --interleave --runs 5 --apps pagerank \
+        --input ba:n=4000000,m=4,seed=1 --variants multi-kernel,cooperative,persistent --out "$res/trace-ba"
+      unset OCCUPANT_APP_DEFINES
+      grep -E "persistent:|cooperative:|multi-kernel:|trace|FAILED|skipped" "$res/bench-trace-ba.log" >>"$sum" ;;
+    defs)
+      IFS=';' read -r -a defs <<<"${DEFS:-}"
+      i=0
+      for d in "${defs[@]}"; do
+        i=$((i + 1))
+        echo "defs-$i: $d" >>"$sum"
+        if [[ ${DEFS_TRACE:-1} == 1 ]]; then d="-DOCC_APP_TRACE $d"; fi
+        export OCCUPANT_APP_DEFINES="$d"
+        step "bench-defs-$i" 60 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,cc \
+          --input stencil:w=1000,h=1000 --variants cooperative,persistent --out "$res/defs-$i"
+        unset OCCUPANT_APP_DEFINES
+        grep -E "persistent:|cooperative:|trace|FAILED|skipped" "$res/bench-defs-$i.log" >>"$sum"
+      done ;;
+    tilecost)
+      for run in ${TILE_RUNS:-16:ba 48:ba 128:ba}; do
+        c=${run%%:*}
+        case ${run#*:} in
+          ba) inp=ba:n=4000000,m=4,seed=1 ;;
+          rmat) inp=rmat:scale=22,ef=16,seed=1 ;;
+          *) echo "tilecost: unknown input in $run" >>"$sum"; continue ;;
+        esac
+        export OCCUPANT_APP_TILE_COST=$c
+        step "bench-tilecost-${run/:/-}" 90 "$here/occupant" bench apps --interleave --runs 5 --apps pagerank \
+          --input "$inp" --variants multi-kernel,persistent --out "$res/tilecost-${run/:/-}"
+        unset OCCUPANT_APP_TILE_COST
+        grep -E "persistent:|multi-kernel:|FAILED|skipped" "$res/bench-tilecost-${run/:/-}.log" >>"$sum"
+      done ;;
     coop)
       step coop-overhead 65 "$here/coop_cuda_experiments" "$res/coop" overhead 4 grid:1000x1000
       grep -E "slowdown|over_persistent|error|failed" "$res/coop-overhead.log" | cut -c1-600 >>"$sum" ;;

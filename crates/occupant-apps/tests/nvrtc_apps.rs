@@ -26,6 +26,18 @@ fn graph_apps_compile_every_way() {
             .option("-DOCC_APP_GRAPH_WHILE"),
     );
     ways.push(CompileOptions::default().option("-DOCC_APP_MIN_BLOCKS=8"));
+    // The experiments' switches: the barrier trace (BarrierTrace) and grid.sync's arrival.
+    ways.push(
+        CompileOptions::default()
+            .option("-DOCC_APP_TRACE")
+            .option("-DOCC_APP_TRACE_FROM=1")
+            .option("-DOCC_LEAN_ARRIVE_RELEASE=true")
+            .option("-DOCC_POLL_PREDICT=true")
+            .option(format!(
+                "-DOCC_PERSISTENT_BARRIER={}",
+                BarrierKind::LeanPause.primitive_id()
+            )),
+    );
     for &kind in BarrierKind::ALL {
         let opts = CompileOptions::default()
             .option(format!("-DOCC_PERSISTENT_BARRIER={}", kind.primitive_id()));

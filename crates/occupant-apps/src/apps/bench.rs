@@ -70,6 +70,10 @@ pub struct BenchRow {
     pub times_ms: Vec<f64>,
     /// Every run's output passed [`verify`].
     pub verified: bool,
+    /// Where the iterations of the fastest run went (CUDA device loops compiled with
+    /// `-DOCC_APP_TRACE` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub barrier_trace: Option<super::cuda::BarrierTrace>,
 }
 
 /// A variant's speedup over the baseline on one (app, input): baseline min / variant min.
@@ -177,6 +181,7 @@ where
                     edges_per_s: r.edges as f64 / (min_ms / 1e3),
                     times_ms: std::mem::take(&mut times[i]),
                     verified: true,
+                    barrier_trace: None,
                 };
                 progress(&row);
                 rows.push(row);

@@ -29,6 +29,10 @@ pub struct RunReport {
     pub reached: Option<u64>,
     /// Whether the output matched the reference (`None`: not checked).
     pub verified: Option<bool>,
+    /// Where a device loop's iterations went (CUDA device loops compiled with
+    /// `-DOCC_APP_TRACE` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub barrier_trace: Option<super::cuda::BarrierTrace>,
 }
 
 impl RunReport {
@@ -42,6 +46,7 @@ impl RunReport {
     ///     app: "bfs".into(), backend: "cpu".into(), variant: "persistent".into(),
     ///     graph: "grid:4x4".into(), vertices: 16, edges: 48, iterations: 7, time_ms: 2.0,
     ///     edges_per_s: 24e3, participants: Some(2), reached: Some(16), verified: Some(true),
+    ///     barrier_trace: None,
     /// };
     /// let line = RunReport::summary(&[r.clone(), RunReport { time_ms: 1.0, ..r }]).unwrap();
     /// assert!(line.starts_with("bfs persistent (cpu, 2 participating groups): 7 iterations"));

@@ -280,6 +280,33 @@ impl Module {
         self.inner.flag.is_some()
     }
 
+    /// A host copy of the module-scope `__device__` variable `name` (its bytes), after the work
+    /// queued so far; `None` when the program does not define it. For what a kernel leaves in
+    /// a module global (diagnostics, counters, traces).
+    ///
+    /// ```no_run
+    /// # fn main() -> occupant::Result<()> {
+    /// let gpu = occupant::cuda::Gpu::new(0)?;
+    /// let m = gpu.compile("k.cu", "__device__ unsigned hits[4];", &Default::default())?;
+    /// assert_eq!(m.read_global("hits")?.map(|b| b.len()), Some(16));
+    /// # Ok(()) }
+    /// ```
+    pub fn read_global(&self, name: &str) -> Result<Option<Vec<u8>>> {
+        let stream = &self.inner.gpu.stream;
+        let view = match self.inner.cu.get_global(name, stream) {
+            Ok(view) => view,
+            Err(e) if e.0 == CUresult::CUDA_ERROR_NOT_FOUND => return Ok(None),
+            Err(e) => return Err(driver_err("cuModuleGetGlobal", e)),
+        };
+        let bytes = stream
+            .clone_dtoh(&view)
+            .map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+        stream
+            .synchronize()
+            .map_err(|e| driver_err("cuStreamSynchronize", e))?;
+        Ok(Some(bytes))
+    }
+
     /// Registers, spills and limits of `kernel`.
     pub fn attributes(&self, kernel: &str) -> Result<KernelAttributes> {
         let k = self.kernel(kernel)?;

@@ -184,6 +184,7 @@ pub fn run_cpu_with(
         reached: matches!(out, AppOutput::Levels(_) | AppOutput::Distances(_))
             .then(|| out.reached()),
         verified: None,
+        barrier_trace: None,
     };
     Ok((out, report))
 }

@@ -78,10 +78,13 @@ impl HeavySplit {
     }
 }
 
-/// Fixed cost of a tile of 32 vertices, in edges, in [`tile_cost_prefix`]: loading their
-/// offsets, the prefix sum over their degrees and storing their results cost about as much as
-/// one and a half rounds of 32 edges.
-pub const TILE_COST: u64 = 48;
+/// Fixed cost of a tile of 32 vertices, in edges, in [`tile_cost_prefix`] (loading their
+/// offsets, the prefix sum over their degrees, storing their results). Measured on an H100
+/// (pagerank, persistent / multi-kernel, `bench/results/nvidia-h100/apps/i10-tilecost/`):
+/// BA-4M 0.989 / 0.966 / 0.978 / 0.968 / 0.950–0.964 / 0.941 at 0 / 8 / 16 / 24 / 48 / 128,
+/// R-MAT 22 1.031 at 16 and 1.020 at 48: the edges' cost dominates; 16 keeps the split
+/// strictly increasing (every tile in exactly one range) with a small weight per tile.
+pub const TILE_COST: u64 = 16;
 
 /// Prefix sums of the costs of the tiles of 32 vertices that pagerank's device loops split into
 /// contiguous ranges of equal cost (`pr_phase0` in graph_apps.cu): `ceil(n / 32) + 1` entries
@@ -99,6 +102,14 @@ pub const TILE_COST: u64 = 48;
 /// assert_eq!(tile_cost_prefix(&g, 256), vec![0, TILE_COST, 2 * TILE_COST + 5]);
 /// ```
 pub fn tile_cost_prefix(g: &Csr, heavy_degree: u32) -> Vec<u64> {
+    tile_cost_prefix_with(g, heavy_degree, TILE_COST)
+}
+
+/// [`tile_cost_prefix`] with `tile_cost` instead of [`TILE_COST`] (for experiments: the apps
+/// read it from `OCCUPANT_APP_TILE_COST` when set).
+pub fn tile_cost_prefix_with(g: &Csr, heavy_degree: u32, tile_cost: u64) -> Vec<u64> {
+    // At least 1: strictly increasing even over tiles without light edges.
+    let tile_cost = tile_cost.max(1);
     let heavy_degree = heavy_degree.max(CHUNK);
     let n = g.num_vertices();
     let mut prefix = Vec::with_capacity(n.div_ceil(32) as usize + 1);
@@ -110,7 +121,7 @@ pub fn tile_cost_prefix(g: &Csr, heavy_degree: u32) -> Vec<u64> {
             .filter(|&d| d <= heavy_degree)
             .map(u64::from)
             .sum();
-        total += light + TILE_COST;
+        total += light + tile_cost;
         prefix.push(total);
     }
     prefix

@@ -671,6 +671,41 @@ struct FlagClear {
   const u32* ctl;
   __device__ bool operator()(u32 it) const { return load_volatile(ctl + it % 3u) == 0u; }
 };
+#ifdef OCC_APP_TRACE
+// Barrier trace (diagnostics, -DOCC_APP_TRACE): every block records %globaltimer as its last
+// warp enters (lane 0 of each warp, atomicMax: a later run's times are larger) and as thread 0
+// leaves the first barrier of iterations OCC_APP_TRACE_FROM .. + kTraceIters, by blockIdx
+// (occupant_apps::apps::cuda::BarrierTrace reads it back).
+#ifndef OCC_APP_TRACE_FROM
+#define OCC_APP_TRACE_FROM 64
+#endif
+enum : u32 { kTraceIters = 64, kTraceBlocks = 4096 };
+__device__ unsigned long long occ_app_trace[kTraceIters * 2u * kTraceBlocks];
+__device__ __forceinline__ void trace_mark(u32 it, u32 p, u32 side) {
+  const u32 i = it - (u32)OCC_APP_TRACE_FROM;
+  const u32 who = side == 0u ? (threadIdx.x & 31u) : threadIdx.x;
+  if (p == 0u && i < kTraceIters && who == 0u && blockIdx.x < kTraceBlocks) {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    unsigned long long* slot = occ_app_trace + (i * 2u + side) * kTraceBlocks + blockIdx.x;
+    if (side == 0u) atomicMax(slot, t);
+    else *slot = t;
+  }
+}
+#else
+__device__ __forceinline__ void trace_mark(u32, u32, u32) {}
+#endif
+
+#ifdef OCC_APP_PAD_BYTES
+// Experiment (-DOCC_APP_PAD_BYTES=n): a module global of n bytes, which changes where the driver
+// places the module's globals (occ_persistent, the persistent variant's barrier, among them).
+__device__ unsigned char occ_app_pad[OCC_APP_PAD_BYTES];
+#define OCC_APP_TOUCH_PAD(it) \
+  if ((it) == 0xffffffffu) occ_app_pad[threadIdx.x] = 1u;
+#else
+#define OCC_APP_TOUCH_PAD(it)
+#endif
+
 template <class Sync, class Phase, class Converged>
 __device__ __forceinline__ void device_loop(Sync& s, u32* ctl, u32 max_iterations, u32 phases,
                                             Phase phase, Converged converged) {
@@ -678,9 +713,12 @@ __device__ __forceinline__ void device_loop(Sync& s, u32* ctl, u32 max_iteration
   for (u32 it = 0u; it < max_iterations; ++it) {
     for (u32 p = 0u; p < phases; ++p) {
       phase(gr, it, p);
+      trace_mark(it, p, 0u);
       if (!s.barrier()) return;
+      trace_mark(it, p, 1u);
     }
     if (converged(it) || it + 1u == max_iterations) {
+      OCC_APP_TOUCH_PAD(max_iterations)
       if (gr.tid == 0u) ctl[kIters] = it + 1u;
       return;
     }

@@ -23,16 +23,19 @@ pub mod bench;
 mod device_graph;
 mod programs;
 mod runner;
+mod trace;
 
 pub use bench::{
     bench_cuda, bench_source, load_inputs, matches, CudaBenchOptions, CudaBenchResults,
     PreparedInfo, CUDA_INPUTS, CUDA_QUICK_INPUTS,
 };
 pub use device_graph::{
-    tile_cost_prefix, DeviceGraph, HeavySplit, CHUNK, DEFAULT_HEAVY_DEGREE, TILE_COST,
+    tile_cost_prefix, tile_cost_prefix_with, DeviceGraph, HeavySplit, CHUNK, DEFAULT_HEAVY_DEGREE,
+    TILE_COST,
 };
 pub use programs::{
     default_min_blocks_per_sm, min_blocks_for, toolkit_include, AppPrograms, APP_POLL_PAUSE_SHIFT,
     GRAPH_APPS_CU,
 };
 pub use runner::{run_cuda, CudaInput, BLOCK_THREADS, CUDA_APPS};
+pub use trace::BarrierTrace;

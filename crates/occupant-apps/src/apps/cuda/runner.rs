@@ -1,7 +1,8 @@
 //! Running one application on one prepared input in one CUDA variant.
 
-use super::device_graph::{tile_cost_prefix, DeviceGraph, DEFAULT_HEAVY_DEGREE};
+use super::device_graph::{tile_cost_prefix_with, DeviceGraph, DEFAULT_HEAVY_DEGREE, TILE_COST};
 use super::programs::AppPrograms;
+use super::trace::BarrierTrace;
 use crate::apps::prep::{priorities, weights_or_unit};
 use crate::apps::{AppKind, AppOutput, AppParams, RunReport, Variant};
 use crate::graph::Csr;
@@ -80,7 +81,7 @@ enum State {
         acc: DeviceBuffer<f64>,
         /// L1 change of the ranks, per iteration mod 3.
         l1: DeviceBuffer<f64>,
-        /// Prefix sums of the tiles' costs ([`tile_cost_prefix`]): the device loops' split.
+        /// Prefix sums of the tiles' costs ([`tile_cost_prefix_with`]): the device loops' split.
         tile_cost: DeviceBuffer<u64>,
         init_rank: Vec<f64>,
         init_contrib: Vec<f64>,
@@ -173,7 +174,11 @@ impl CudaInput {
                 init_contrib.resize(2 * nu, 0.0);
                 let dg = DeviceGraph::upload(gpu, &t, None, DEFAULT_HEAVY_DEGREE)?;
                 let acc = gpu.alloc_zeroed(dg.heavy_vertices() as usize)?;
-                let tile_cost = gpu.upload(&tile_cost_prefix(&t, DEFAULT_HEAVY_DEGREE))?;
+                let tile_cost = gpu.upload(&tile_cost_prefix_with(
+                    &t,
+                    DEFAULT_HEAVY_DEGREE,
+                    tile_cost()?,
+                ))?;
                 (
                     dg,
                     State::PageRank {
@@ -435,6 +440,7 @@ impl CudaInput {
         }
         self.reset()?;
         let mut participants = None;
+        let mut barrier_trace = None;
         let (iterations, secs) = if self.input_vertices == 0 {
             (0, 0.0)
         } else {
@@ -448,6 +454,7 @@ impl CudaInput {
                 _ => {
                     let (it, s, p) = self.device_loop(progs, variant)?;
                     participants = p;
+                    barrier_trace = BarrierTrace::read(progs.device.module())?;
                     (it, s)
                 }
             }
@@ -477,6 +484,7 @@ impl CudaInput {
             participants,
             reached: Some(out.reached()),
             verified: None,
+            barrier_trace,
         };
         Ok((out, report))
     }
@@ -696,4 +704,19 @@ pub fn run_cuda(
     let progs = AppPrograms::compile(gpu, None)?;
     let mut input = CudaInput::prepare(gpu, app, g, p)?;
     input.run(&progs, variant)
+}
+
+/// The fixed cost of a tile in pagerank's split: [`TILE_COST`], or `OCCUPANT_APP_TILE_COST`
+/// when set (experiments).
+fn tile_cost() -> Result<u64> {
+    match std::env::var("OCCUPANT_APP_TILE_COST") {
+        Err(_) => Ok(TILE_COST),
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(c) if c >= 1 => Ok(c),
+            _ => Err(Error::Input(format!(
+                "OCCUPANT_APP_TILE_COST={v}: expected a whole number of edges, at least 1 (a tile \
+                 of zero cost would not belong to exactly one warp's range; default {TILE_COST})"
+            ))),
+        },
+    }
 }

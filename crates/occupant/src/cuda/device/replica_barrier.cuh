@@ -100,6 +100,15 @@
 #ifndef OCC_POLL_PAUSE_MAX_NS
 #define OCC_POLL_PAUSE_MAX_NS 1000
 #endif
+// Predicted pauses (experiment, off by default): sleep half the time the missing arrivals take
+// at the rate seen since the wait began (at most OCC_POLL_PAUSE_MAX_NS; with no arrival yet,
+// doubling from OCC_POLL_PAUSE_MIN_NS); replaces OCC_POLL_PAUSE_SHIFT's pause when set.
+#ifndef OCC_POLL_PREDICT
+#define OCC_POLL_PREDICT false
+#endif
+#ifndef OCC_LEAN_ARRIVE_RELEASE
+#define OCC_LEAN_ARRIVE_RELEASE false
+#endif
 #ifndef OCC_POLL_PAUSE_MIN_NS
 #define OCC_POLL_PAUSE_MIN_NS 64
 #endif
@@ -143,6 +152,10 @@ __device__ __forceinline__ bool poll_pipelined(unsigned prim, const u32* w, u32 
     v[k] = ld_relaxed(w);
   }
   const unsigned long long t0 = globaltimer();
+  // OCC_POLL_PREDICT: the arrivals seen since the first load, and when (SM clock).
+  const u32 first = v[0];
+  const long long first_at = OCC_POLL_PREDICT ? clock64() : 0;
+  unsigned nap = 0u;
   for (unsigned i = 1;; ++i) {
 #pragma unroll
     for (unsigned k = 0; k < DEPTH; ++k) {
@@ -151,7 +164,20 @@ __device__ __forceinline__ bool poll_pipelined(unsigned prim, const u32* w, u32 
         fence_acquire();
         return true;
       }
-      if (OCC_POLL_PAUSE_SHIFT >= 0) {
+      if (OCC_POLL_PREDICT) {
+        // Sleep about half the time the missing arrivals will take at the rate seen so far
+        // (cycles / 4 ~ ns / 2 at ~2 GHz); with none seen yet, back off from the minimum.
+        const int got = epoch_diff(v[k], first);
+        unsigned ns;
+        if (got > 0) {
+          const long long rest = (long long)missing * (clock64() - first_at) / got;
+          ns = rest >> 2 < (long long)OCC_POLL_PAUSE_MAX_NS ? (unsigned)(rest >> 2) : OCC_POLL_PAUSE_MAX_NS;
+        } else {
+          ns = nap == 0u ? OCC_POLL_PAUSE_MIN_NS : (nap * 2u < OCC_POLL_PAUSE_MAX_NS ? nap * 2u : OCC_POLL_PAUSE_MAX_NS);
+        }
+        nap = ns;
+        if (ns >= OCC_POLL_PAUSE_MIN_NS) __nanosleep(ns);
+      } else if (OCC_POLL_PAUSE_SHIFT >= 0) {
         const unsigned ns = (unsigned)missing << (OCC_POLL_PAUSE_SHIFT >= 0 ? OCC_POLL_PAUSE_SHIFT : 0);
         if (ns >= OCC_POLL_PAUSE_MIN_NS) __nanosleep(ns < OCC_POLL_PAUSE_MAX_NS ? ns : OCC_POLL_PAUSE_MAX_NS);
       }
@@ -437,8 +463,11 @@ struct LeanPauseBarrierT {
     bool ok = true;
     if (local_linear_id() == 0u) {
       const u32 target = epoch * n;
-      const u32 old = atomic_add_acq_rel(line, 1u);
+      // OCC_LEAN_ARRIVE_RELEASE (experiment): grid.sync's arrival, atom.release, and the last
+      // arriver's acquire as a fence after it (the acquire pattern).
+      const u32 old = OCC_LEAN_ARRIVE_RELEASE ? atomic_add_release(line, 1u) : atomic_add_acq_rel(line, 1u);
       const int left = epoch_diff(target, old + 1u);
+      if (OCC_LEAN_ARRIVE_RELEASE && left <= 0) pulse::fence_acquire();
       if (left > 0) {
         if (pause) {
           const unsigned d = (unsigned)left << PB;
