@@ -1069,7 +1069,14 @@ fn green_child(args: &[String]) -> Res<()> {
     let g = graph("grid:1000x1000")?;
     let n = g.num_vertices();
     let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
-    let mut m = Multitasker::new(&rest, &g, &sources, 80, 256, 2)?;
+    // The parent's rounds (OCC_COOP_ROUNDS, inherited): bfs_full_gpu_alone_us is its launch.
+    // (Until i12-corun this was 80 whatever the parent ran: the green contexts' slowdown in
+    // run-aad9c0a-i12-corun-r3, 40 rounds, compared 80 rounds with 40.)
+    let rounds: u32 = std::env::var("OCC_COOP_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(80);
+    let mut m = Multitasker::new(&rest, &g, &sources, rounds, 256, 2)?;
     let (part_us, wrong0) = m.bfs_alone(BarrierMode::Persistent)?;
     let mm = other.compile("matmul.cu", MATMUL_CU, &CompileOptions::default())?;
     let max_n = (2..5)
