@@ -33,6 +33,7 @@ fn graph_apps_compile_every_way() {
             .option("-DOCC_APP_TRACE_FROM=1")
             .option("-DOCC_LEAN_ARRIVE_RELEASE=true")
             .option("-DOCC_POLL_PREDICT=true")
+            .option("-DOCC_APP_PAD_BYTES=4096")
             .option(format!(
                 "-DOCC_PERSISTENT_BARRIER={}",
                 BarrierKind::LeanPause.primitive_id()

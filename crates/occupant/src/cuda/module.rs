@@ -286,7 +286,7 @@ impl Module {
     ///
     /// ```no_run
     /// # fn main() -> occupant::Result<()> {
-    /// let gpu = occupant::cuda::Gpu::new(0)?;
+    /// let gpu = occupant::cuda::Gpu::open(0)?;
     /// let m = gpu.compile("k.cu", "__device__ unsigned hits[4];", &Default::default())?;
     /// assert_eq!(m.read_global("hits")?.map(|b| b.len()), Some(16));
     /// # Ok(()) }

@@ -395,7 +395,7 @@ impl Timed {
         self.times.push(r.time_ms);
         self.participants.extend(r.participants);
         if let Some(t) = &r.barrier_trace {
-            if self.trace.as_ref().is_none_or(|(ms, _)| r.time_ms < *ms) {
+            if !matches!(&self.trace, Some((ms, _)) if *ms <= r.time_ms) {
                 self.trace = Some((r.time_ms, t.clone()));
             }
         }
