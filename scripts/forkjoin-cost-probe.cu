@@ -446,6 +446,51 @@ __device__ __noinline__ void ladder_fn_loop(unsigned slots, unsigned gen, unsign
     ++gen;
   }
 }
+// SHAPE 7 (issue 8, i8-fj-floor): the library's shape (3) with the fork as barrier.red.or whose
+// predicate says "the descriptor changed": lane 0 stores the slot only for the first fork and
+// the termination, workers and lanes 1-31 keep the last one in registers (OCC_FJ_CACHE);
+// 8: the same with the master warp converged (SHAPE 0 + the cache); 9: SHAPE 3 without the
+// warp sync at the top of the function's loop (lane 0 and lanes 1-31 meet at the barrier
+// instruction itself; run alone: it may not be legal).
+__device__ __forceinline__ bool bsync_or(unsigned id, unsigned n, bool c) {
+  unsigned r;
+  asm volatile(
+      "{\n\t.reg .pred p, q;\n\tsetp.ne.u32 p, %1, 0;\n\t"
+      "barrier.red.or.pred q, %2, %3, p;\n\tselp.u32 %0, 1, 0, q;\n\t}"
+      : "=r"(r)
+      : "r"((unsigned)c), "r"(id), "r"(n)
+      : "memory");
+  return r != 0u;
+}
+__device__ __noinline__ void ladder_fn_loop_or(unsigned slots, unsigned gen, unsigned all,
+                                               bool follow, bool changed, unsigned n0) {
+  unsigned id = 1u, n = n0;
+  for (;;) {
+    __syncwarp();
+    const unsigned at = slots + (gen & 1u) * 16u;
+    if (bsync_or(0, all, changed)) {
+      asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(id), "=r"(n) : "r"(at));
+    }
+    changed = false;
+    if (id == 0u) return;
+    bsync(1, ((n + 31u) & ~31u) + 32u);
+    if (!follow) return;
+    ++gen;
+  }
+}
+__device__ __noinline__ void ladder_fn_loop_nows(unsigned slots, unsigned gen, unsigned all,
+                                                 bool follow) {
+  for (;;) {
+    const unsigned at = slots + (gen & 1u) * 16u;
+    bsync(0, all);
+    unsigned id, n;
+    asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(id), "=r"(n) : "r"(at));
+    if (id == 0u) return;
+    bsync(1, ((n + 31u) & ~31u) + 32u);
+    if (!follow) return;
+    ++gen;
+  }
+}
 template <int SHAPE>
 __global__ void k_ladder(long long* out, int R, long long d) {
   __shared__ alignas(16) uint4 slot[2];
@@ -472,16 +517,32 @@ __global__ void k_ladder(long long* out, int R, long long d) {
       ladder_fn_loop(slots, 1u, all, true);
       return;
     }
+    if (SHAPE == 7 && lane != 0u) {
+      ladder_fn_loop_or(slots, 1u, all, true, false, 0u);
+      return;
+    }
+    if (SHAPE == 9 && lane != 0u) {
+      ladder_fn_loop_nows(slots, 1u, all, true);
+      return;
+    }
     long long ref = 0;
     if (lane == 0u) ref = ref_time(R, d);
-    if (SHAPE == 0) __syncwarp();
+    if (SHAPE == 0 || SHAPE == 8) __syncwarp();
     const long long c0 = clock64();
     for (int r = 1; r <= R + 1; ++r) {
       const bool last = r == R + 1;
       const uint4 h = last ? make_uint4(0u, 0u, 0u, 0u)
                            : make_uint4(1u, workers, (unsigned)d, (unsigned)(d >> 32));
-      if (lane == 0u) slot[r & 1] = h;
-      if (SHAPE == 0 || SHAPE == 6) {
+      const bool changed = (SHAPE != 7 && SHAPE != 8) || r == 1 || last;
+      if (lane == 0u && changed) slot[r & 1] = h;
+      if (SHAPE == 8) {
+        bsync_or(0, all, lane == 0u && changed);
+        if (!last) bsync(1, join);
+      } else if (SHAPE == 7) {
+        ladder_fn_loop_or(slots, (unsigned)r, all, false, changed, workers);
+      } else if (SHAPE == 9) {
+        ladder_fn_loop_nows(slots, (unsigned)r, all, false);
+      } else if (SHAPE == 0 || SHAPE == 6) {
         bsync(0, all);
         if (!last) bsync(1, join);
         if (SHAPE == 6 && !last) {  // fold the partials: 16-byte loads issued together
@@ -510,10 +571,16 @@ __global__ void k_ladder(long long* out, int R, long long d) {
     }
     return;
   }
+  uint4 h = make_uint4(0u, 0u, 0u, 0u);
   for (unsigned r = 1;; ++r) {
     const unsigned at = slots + (r & 1u) * 16u;
-    bsync(0, all);
-    const uint4 h = ld_vol4(at);
+    if (SHAPE == 7 || SHAPE == 8) {
+      __syncwarp();
+      if (bsync_or(0, all, false)) h = ld_vol4(at);
+    } else {
+      bsync(0, all);
+      h = ld_vol4(at);
+    }
     if (h.x == 0u) return;
     delay(((long long)h.w << 32) | h.z);
     if (SHAPE == 6) {
@@ -522,6 +589,60 @@ __global__ void k_ladder(long long* out, int R, long long d) {
     }
     bsync(1, ((h.y + 31u) & ~31u) + 32u);
   }
+}
+
+// --- 10. the early-join anomaly (issue 8, i8-fj-floor): one region of R team barriers, fork
+// and join inlined in the master's code (lone: a block of 32 W + 1 threads; conv: a converged
+// master warp of 32 threads). MODE 0 reads clock64 right after the join barrier; MODE 1 first
+// loads a word that thread 0 wrote after its last team barrier and reads the clock only on a
+// branch that depends on that load (it cannot run before the join has completed); MODE 2 puts
+// a __threadfence_block() before the clock read. check=BAD: the loaded word was not R (a join
+// that returned before the region ended). If MODE 0 is ~0 cycles per barrier while MODE 1 is
+// the team barrier's cost, the anomaly is the clock read, not the join.
+template <int MODE, bool LONE>
+__global__ void k_join_timing(long long* out, int R, long long d) {
+  __shared__ volatile int flag;
+  const unsigned all = (blockDim.x + 31u) & ~31u;
+  const unsigned workers = all - 32u;
+  const unsigned master_warp = (blockDim.x - 1u) / 32u;
+  const unsigned lane = threadIdx.x & 31u;
+  if (threadIdx.x / 32u == master_warp) {
+    long long ref = 0;
+    if (lane == 0u) {
+      flag = 0;
+      ref = ref_time(R, d);
+    }
+    if (!LONE) __syncwarp();
+    const long long c0 = clock64();
+    bsync(0, all);
+    bsync(1, all);
+    long long c1 = 0;
+    int v = R;
+    if (MODE == 0) {
+      c1 = clock64();
+      v = flag;
+    } else if (MODE == 1) {
+      v = flag;
+      if (v == R) c1 = clock64();
+    } else {
+      __threadfence_block();
+      c1 = clock64();
+      v = flag;
+    }
+    if (lane == 0u) {
+      out[0] = c1 - c0;
+      out[1] = ref;
+      out[2] = v == R;
+    }
+    return;
+  }
+  bsync(0, all);
+  for (int r = 0; r < R; ++r) {
+    delay(d);
+    bsync(2, workers);
+  }
+  if (threadIdx.x == 0u) flag = R;
+  bsync(1, all);
 }
 
 // --- 8. the library: occ::fj as in the tree, occ::fj_old / fj_oldx (see the top).
@@ -667,6 +788,16 @@ int main(int argc, char** argv) {
       {"ladder4:slot/lanes-exit", k_ladder<4>},
       {"ladder5:slot/lone-master(32W+1)", k_ladder<5>, 1},
       {"ladder6:slot+reduction/master-converged", k_ladder<6>},
+      {"ladder7:slot-cached(red.or)/lane0+fn-loop", k_ladder<7>},
+      {"ladder7:slot-cached(red.or)/lone-master(32W+1)", k_ladder<7>, 1},
+      {"ladder8:slot-cached(red.or)/master-converged", k_ladder<8>},
+      {"risky9:slot/lane0+fn-loop(no syncwarp)", k_ladder<9>},
+      {"jointime:lone-inline/clock-after-join", k_join_timing<0, true>, 1},
+      {"jointime:lone-inline/clock-after-dependent-load", k_join_timing<1, true>, 1},
+      {"jointime:lone-inline/fence-then-clock", k_join_timing<2, true>, 1},
+      {"jointime:conv-inline/clock-after-join", k_join_timing<0, false>},
+      {"jointime:conv-inline/clock-after-dependent-load", k_join_timing<1, false>},
+      {"jointime:conv-inline/fence-then-clock", k_join_timing<2, false>},
 #define FJ_LIB_ROWS(NS)                                          \
   {"lib-" #NS ":parallel", probe_##NS::k<0>},                    \
       {"lib-" #NS ":parallel_sum", probe_##NS::k<1>},            \

@@ -65,7 +65,7 @@ sed -e 's/^namespace fj {/namespace fj_x {/' -e 's/^}  \/\/ namespace fj$/}  \/\
   -e 's/detail::master_lanes(team, pool);//' "$dev/forkjoin.cuh" >"$dev/fj_x.cuh"
 git show "${FJ_OLD_REF:-main}:crates/occupant/src/cuda/device/forkjoin.cuh" |
   sed -e 's/^namespace fj {/namespace fj_old {/' -e 's/^}  \/\/ namespace fj$/}  \/\/ namespace fj_old/' >"$dev/fj_old.cuh"
-sed -e 's/namespace fj_old/namespace fj_oldx/' -e 's/detail::master_lanes([a-z.A-Z]*);//' \
+sed -e 's/namespace fj_old/namespace fj_oldx/' -e 's/detail::master_lanes([a-z.A-Z, ]*);//' \
   "$dev/fj_old.cuh" >"$dev/fj_oldx.cuh"
 # FJ_PREV_REF (optional): one more header to time, as occ::fj_prev.
 if [[ -n "${FJ_PREV_REF:-}" ]]; then
@@ -84,6 +84,16 @@ nvcc_here=$(find "$root/.venv-nvrtc" -name nvcc -path '*bin*' | head -1)
 export PATH="$(dirname "$nvcc_here"):$PATH"
 nvcc -std=c++17 -arch=sm_90 -lineinfo -DFJ_OLD -DFJ_X ${FJ_PREV_REF:+-DFJ_PREV} -I"$dev" -o "$dest/probe" scripts/forkjoin-cost-probe.cu
 nvcc -std=c++17 -arch=sm_90 -lineinfo -I"$dev" -o "$dest/rcprobe" scripts/forkjoin-racecheck-probe.cu
+# PROBE2_DEFS (optional): macros (-DNAME=VALUE ...) for a second build of the cost probe, whose
+# library rows (PROBE2_GROUPS, default "lib-fj:;lone-fj:") time the device library's protocol
+# variants beside the first build's; its lines read "fjprobe v2:<variant> ...".
+if [[ -n "${PROBE2_DEFS:-}" ]]; then
+  # shellcheck disable=SC2086
+  nvcc -std=c++17 -arch=sm_90 -lineinfo $PROBE2_DEFS -I"$dev" -o "$dest/probe2" scripts/forkjoin-cost-probe.cu
+  strip "$dest/probe2" || true
+  echo "$PROBE2_DEFS" >"$dest/probe2-defs.txt"
+  echo "${PROBE2_GROUPS:-lib-fj:;lone-fj:}" | tr ';' '\n' >"$dest/probe2-groups.txt"
+fi
 strip "$dest/probe" "$dest/rcprobe" || true
 rm -rf "$dev"
 # LATE_S: steps that would start past this many seconds are skipped (default 180).
@@ -98,7 +108,9 @@ echo "${PROBE_GROUPS:-team_barrier;sync0+sync1/master-converged;arrive0+sync1/la
 echo "${RC_DEFAULT:-1}" >"$dest/rc-default.txt"
 # RC_JOBS: the racecheck probe's epcc runs, "MASK:W[:REPS]" separated by spaces.
 echo "${RC_JOBS:-0:2 31:2 1:2 2:2 4:2 8:2 16:2 0:31 31:31 8:31}" >"$dest/rc-jobs.txt"
-# SAN_JOBS: the sanitizer runs, TOOL:WHAT separated by spaces.
+echo "${SAN_DEFINES:-}" >"$dest/san-defines.txt"
+# SAN_JOBS: the sanitizer runs, TOOL:WHAT separated by spaces (WHAT forkjoin-v / lone-v: the
+# EPCC bench with SAN_DEFINES).
 echo "${SAN_JOBS:-racecheck:forkjoin racecheck:lone racecheck:semantics racecheck:semlone racecheck:nested synccheck:forkjoin synccheck:lone synccheck:semantics synccheck:semlone synccheck:nested}" >"$dest/san-jobs.txt"
 cat >"$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
@@ -126,7 +138,14 @@ for s in $steps; do
         [[ -z "$f" ]] && continue
         timeout -k 2 15 "$here/probe" "$f" >>"$res/probe-run.log" 2>&1 || echo "variant $f: rc $?" >>"$res/probe-run.log"
       done <"$here/probe-groups.txt"
-      grep -E "^fjprobe|^variant" "$res/probe-run.log" | sed 's/ ref_per_delay=[0-9. ]*//' >>"$sum"
+      if [[ -x "$here/probe2" ]]; then
+        echo "probe2: $(cat "$here/probe2-defs.txt")" >>"$res/probe-run.log"
+        while read -r f; do
+          [[ -z "$f" ]] && continue
+          timeout -k 2 15 "$here/probe2" "$f" 2>&1 | sed 's/^fjprobe /fjprobe v2:/' >>"$res/probe-run.log" || echo "variant v2:$f: rc $?" >>"$res/probe-run.log"
+        done <"$here/probe2-groups.txt"
+      fi
+      grep -E "^fjprobe|^variant|^probe2" "$res/probe-run.log" | sed 's/ ref_per_delay=[0-9. ]*//' >>"$sum"
       tar -C "$res" -czf "$out/results.tar.gz" . ;;
     rcprobe)
       step rcprobe-run 20 "$here/rcprobe"
@@ -187,8 +206,15 @@ for s in $steps; do
           forkjoin) cmd=("$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --out "$res/sanitizer-$tool") ;;
           lone) cmd=("$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --lone-master --out "$res/sanitizer-$tool-lone") ;;
           nested) cmd=("$here/occupant" bench nested --small --reps 1 --out "$res/sanitizer-$tool") ;;
+          # SAN_DEFINES: the EPCC bench compiled with these --define arguments (a variant).
+          forkjoin-v) read -r -a vdefs <"$here/san-defines.txt"
+            cmd=("$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 "${vdefs[@]}" --out "$res/sanitizer-$tool-v") ;;
+          lone-v) read -r -a vdefs <"$here/san-defines.txt"
+            cmd=("$here/occupant" bench forkjoin --backend cuda --reps 10 --rounds 1 --workers 64,96,992 --lone-master "${vdefs[@]}" --out "$res/sanitizer-$tool-lone-v") ;;
           semantics) cmd=("$here/test-occupant-gpu_forkjoin" --exact semantics_match_the_cpu_twin --test-threads=1) ;;
           semlone) cmd=("$here/test-occupant-gpu_forkjoin" --exact semantics_match_the_cpu_twin_with_a_one_thread_master_warp --test-threads=1) ;;
+          semvar) cmd=("$here/test-occupant-gpu_forkjoin" --exact semantics_match_the_cpu_twin_under_the_protocol_variants --test-threads=1) ;;
+          desc) cmd=("$here/test-occupant-gpu_forkjoin" --exact repeated_and_alternating_descriptors_run_the_right_region --test-threads=1) ;;
         esac
         step "sanitizer-$tool-$what" 45 compute-sanitizer --tool $tool "${cmd[@]}"
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|rror|test result" "$res/sanitizer-$tool-$what.log" | head -8 >>"$sum"
@@ -202,5 +228,25 @@ rm -rf "$res"
 cat "$sum"
 RUN
 chmod +x "$dest/run.sh"
+# PACK_BIN=1: the executables go into one bin.tar.xz (with the LLVM tarball the bundle must
+# stay under the 64 MiB carry limit, which counts the ~14 MB tracked tree too); go.sh unpacks
+# them on the device and runs run.sh: `bash .gpu-forkjoin/go.sh [steps...]`.
+if [[ "${PACK_BIN:-0}" == 1 ]]; then
+  rm -f "$dest/rcprobe"
+  bins=()
+  for f in occupant occupant-old probe probe2 test-occupant-gpu_forkjoin; do
+    [[ -f "$dest/$f" ]] && bins+=("$f")
+  done
+  tar -C "$dest" -cJf "$dest/bin.tar.xz" "${bins[@]}"
+  (cd "$dest" && rm -f "${bins[@]}")
+  cat >"$dest/go.sh" <<'GO'
+#!/usr/bin/env bash
+# Unpacks the executables (packed to fit the carry limit), then runs run.sh with the arguments.
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+tar -C "$here" -xJf "$here/bin.tar.xz" || { mkdir -p "${OUT:-/tmp/occupant-out}"; echo "unpack failed" >"${OUT:-/tmp/occupant-out}/summary.txt"; exit 1; }
+exec bash "$here/run.sh" "$@"
+GO
+  chmod +x "$dest/go.sh"
+fi
 du -sh "$dest"
 ls -la "$dest"

@@ -6,10 +6,12 @@
 //! coop_cuda_experiments OUT_DIR overhead REPS [SPEC ...]   (section 1 alone, REPS interleaved
 //!                                                          repetitions of two launches per mode,
 //!                                                          default grid:1000x1000)
-//! coop_cuda_experiments OUT_DIR mtcmp REPS ROUNDS [final]
-//!     the multitasking co-run (query barrier, a quarter, light/medium/heavy): the static split
-//!     vs the dynamic distribution vs the dynamic one with the slots held idle, paired launches
-//!     (`final`: the last two only); and where the top quarter of the tickets lies on the SMs
+//! coop_cuda_experiments OUT_DIR mtcmp REPS ROUNDS [CONFIGS [VARIANTS]]
+//!     the multitasking co-run (query barrier), variant against variant in one run with paired
+//!     launches: CONFIGS `light:quarter,medium:quarter,heavy:half,heavy:quarter:old` (default),
+//!     VARIANTS of `old,spread,batch,spread+batch,spread+batch+throttle,spread+batch+keep,
+//!     old-idle,spread+batch-idle` (default: every non-idle one); and where the groups land on
+//!     the SMs
 //! coop_cuda_experiments --child PERIOD_MS BLOCKS N DURATION_MS   (the second process)
 //! coop_cuda_experiments --green OTHER_SMS FULL_GPU_US N_LIGHT N_MEDIUM N_HEAVY   (green contexts)
 //! ```
@@ -21,12 +23,17 @@
 //!    the persistent BFS, a second process (time slicing), and green contexts (a quarter of the
 //!    SMs for the matmul, the rest for the persistent BFS; in a child process).
 //!
+//! Every cooperative co-run is measured with paired repetitions (`Multitasker::paired_corun`:
+//! alone, co-run, co-run, alone; OCC_COOP_REPS, default 2); rounds per launch OCC_COOP_ROUNDS
+//! (default 80).
+//!
 //! Without a GPU it prints why and exits 0.
 
 use occupant::cuda::coop::{Lane, MATMUL_CU};
 use occupant::cuda::{CompileOptions, Gpu};
 use occupant_apps::coop_cuda::{
-    median, App, BarrierMode, CoRun, Distribution, Multitasker, Request, Share, WORKLOADS,
+    median, App, BarrierMode, Distribution, GpuBfs, Multitasker, PairedBlock, PairedCoRun, Request,
+    Share, Tuning, FIT_FRACTION, WORKLOADS,
 };
 use occupant_apps::graph::{BuildOptions, Csr, GraphSpec};
 use serde_json::{json, Value};
@@ -55,8 +62,8 @@ fn main() {
         overhead_only(Path::new(out), reps, &specs)
     } else if let (Some(out), Some("mtcmp")) = (args.get(1), args.get(2).map(String::as_str)) {
         let num = |i: usize, d: u32| args.get(i).and_then(|r| r.parse().ok()).unwrap_or(d);
-        let final_only = args.get(5).map(String::as_str) == Some("final");
-        mt_compare(Path::new(out), num(3, 3), num(4, 40), final_only)
+        let text = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
+        mt_compare(Path::new(out), num(3, 3), num(4, 40), text(5), text(6))
     } else if let Some(out) = args.get(1) {
         run(
             Path::new(out),
@@ -107,12 +114,16 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
     };
     // The baseline is the persistent kernel with the static split (index 0); the cooperative
     // modes run the dynamic distribution (the default), and the persistent one with it too.
+    // Rows 4 and 5: the claim counters in the queue lengths' line, as before i12-corun
+    // (Tuning::near_claims), to compare the layouts in the same run.
     use Distribution::{Dynamic, Static};
     let modes = [
-        (BarrierMode::Persistent, Static),
-        (BarrierMode::Regular, Dynamic),
-        (BarrierMode::Query, Dynamic),
-        (BarrierMode::Persistent, Dynamic),
+        (BarrierMode::Persistent, Static, false),
+        (BarrierMode::Regular, Dynamic, false),
+        (BarrierMode::Query, Dynamic, false),
+        (BarrierMode::Persistent, Dynamic, false),
+        (BarrierMode::Persistent, Dynamic, true),
+        (BarrierMode::Query, Dynamic, true),
     ];
     // Rounds per launch: OCC_OVERHEAD_ROUNDS="BFS,SSSP" (default 80,10).
     let rounds_env = std::env::var("OCC_OVERHEAD_ROUNDS").unwrap_or_default();
@@ -134,13 +145,18 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
             };
             let mut m = Multitasker::with_app(&gpu, &g, &sources, rounds, 256, 2, app)?;
             let _ = m.bfs_alone(BarrierMode::Persistent)?; // warm-up (module, caches)
+            let tuning = m.bfs.tuning();
             let mut times = vec![Vec::new(); modes.len()];
             let mut addrs = vec![Vec::new(); modes.len()];
             let mut pairs = vec![Vec::new(); modes.len()];
             let mut wrong = 0;
             for _ in 0..reps.max(1) {
-                for (i, &(mode, dist)) in modes.iter().enumerate() {
+                for (i, &(mode, dist, near)) in modes.iter().enumerate() {
                     m.bfs.set_distribution(dist);
+                    m.bfs.set_tuning(Tuning {
+                        near_claims: near,
+                        ..tuning
+                    });
                     let (a, w1) = m.bfs_alone_report(mode)?;
                     let (b, w2) = m.bfs_alone_report(mode)?;
                     times[i].extend([a.elapsed_us, b.elapsed_us]);
@@ -161,9 +177,16 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
             };
             let row = json!({"app": app.name(), "input": spec, "vertices": n, "edges": g.num_edges(),
                 "rounds": rounds, "groups": m.groups(), "repetitions": reps,
+                "tuning": tuning.name(),
                 "distribution": "persistent: static; regular, query, persistent_dynamic: dynamic",
                 "persistent_us": times[0], "regular_us": times[1], "query_us": times[2],
                 "persistent_dynamic_us": times[3],
+                "persistent_dynamic_near_claims_us": times[4], "query_near_claims_us": times[5],
+                "persistent_dynamic_near_claims_over_persistent_dynamic_paired_median":
+                    median(&pairs[4].iter().zip(&pairs[3]).map(|(a, b)| a / b).collect::<Vec<f64>>()),
+                "query_near_claims_over_query_paired_median":
+                    median(&pairs[5].iter().zip(&pairs[2]).map(|(a, b)| a / b).collect::<Vec<f64>>()),
+                "query_near_claims_over_persistent_paired_median": paired(5),
                 "state_addr": {"persistent": addrs[0], "regular": addrs[1], "query": addrs[2],
                     "persistent_dynamic": addrs[3]},
                 "persistent_pair_means_us": pairs[0], "regular_pair_means_us": pairs[1],
@@ -221,15 +244,80 @@ fn overhead_only(out: &Path, reps: u32, specs: &[&str]) -> Res<()> {
     Ok(())
 }
 
-/// The multitasking co-run, old vs new: the cooperative grid BFS (query barrier, `rounds`
-/// traversals) with the matmul on a quarter of the groups every period, light / medium / heavy,
-/// with the static split (old) and the dynamic distribution (new). Each repetition launches,
-/// per distribution (their order alternating), the BFS alone twice and the co-run twice in a
-/// row; the slowdown of a repetition is the mean of its two co-runs over the mean of its two
-/// alone launches (the grid BFS's time alternated with the launch's parity on an H100), and
-/// the figure is the median over repetitions. Also: where the top quarter of the tickets (the
-/// groups the scheduler takes) lie on the SMs.
-fn mt_compare(out: &Path, reps: u32, rounds: u32, final_only: bool) -> Res<()> {
+/// A variant of the co-run comparison (`mtcmp`): the app's choices, which build of the kernel
+/// (`throttle`: compiled with throttled polls while groups are lent), and whether the gathered
+/// slots are held idle instead of running the matmul (the protocol's own cost).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Variant {
+    name: &'static str,
+    tuning: Tuning,
+    throttle: bool,
+    idle: bool,
+}
+
+const fn variant(
+    name: &'static str,
+    spread: bool,
+    batch: bool,
+    keep: bool,
+    throttle: bool,
+    idle: bool,
+) -> Variant {
+    Variant {
+        name,
+        tuning: Tuning {
+            spread,
+            batch,
+            keep,
+            // `old` is main's kernel before i12-corun: its claim counters in the queue line.
+            near_claims: !spread && !batch && !keep,
+        },
+        throttle,
+        idle,
+    }
+}
+
+const VARIANTS: [Variant; 8] = [
+    variant("old", false, false, false, false, false),
+    variant("spread", true, false, false, false, false),
+    variant("batch", false, true, false, false, false),
+    variant("spread+batch", true, true, false, false, false),
+    variant("spread+batch+throttle", true, true, false, true, false),
+    variant("spread+batch+keep", true, true, true, false, false),
+    variant("old-idle", false, false, false, false, true),
+    variant("spread+batch-idle", true, true, false, false, true),
+];
+
+/// L2 set aside for the `keep` variants' persisting lines while they run: OCC_MT_KEEP_MB
+/// (default 32; clamped to the device's maximum).
+fn keep_bytes() -> usize {
+    std::env::var("OCC_MT_KEEP_MB")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(32)
+        << 20
+}
+
+/// The throttled build's pause: OCC_COOP_POLL_PAUSE_SHIFT (env OCC_MT_THROTTLE_SHIFT, default 5:
+/// 8 missing arrivals → 256 ns between polls).
+fn throttle_shift() -> u32 {
+    std::env::var("OCC_MT_THROTTLE_SHIFT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5)
+}
+
+/// The multitasking co-run, variant against variant in one run: the cooperative grid BFS
+/// (query barrier unless the config says, dynamic distribution, `rounds` traversals per launch) with the matmul
+/// (E on the whole GPU, seed 000 §5.2) on a share every period. `configs`: comma-separated
+/// `WORKLOAD:SHARE[:V1/V2...[:regular|query]]` (an empty variant list: every variant; default `light:quarter,medium:quarter,heavy:half,
+/// heavy:quarter:old`); `variants`: comma-separated names of [`VARIANTS`] (default every
+/// non-idle one). Per configuration, `reps` repetitions; in each, every variant runs one paired
+/// block (alone, co-run, co-run, alone: `Multitasker::paired_block`), the variants' order
+/// rotating from repetition to repetition. Per variant: the slowdown (median of the blocks'
+/// ratios, their spread, the ratio of means), the alone launches' spread, period met and
+/// achieved, the barrier rates. Also where the groups land on the SMs (slot probe).
+fn mt_compare(out: &Path, reps: u32, rounds: u32, configs: &str, variants: &str) -> Res<()> {
     std::fs::create_dir_all(out)?;
     let gpu = match Gpu::open(0) {
         Ok(g) => g,
@@ -244,180 +332,150 @@ fn mt_compare(out: &Path, reps: u32, rounds: u32, final_only: bool) -> Res<()> {
     let g = graph(spec)?;
     let n = g.num_vertices();
     let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
+    let variants: Vec<Variant> = if variants.is_empty() {
+        VARIANTS.iter().copied().filter(|v| !v.idle).collect()
+    } else {
+        variants
+            .split(',')
+            .map(|name| {
+                VARIANTS
+                    .iter()
+                    .find(|v| v.name == name.trim())
+                    .copied()
+                    .ok_or_else(|| format!("no variant `{name}`"))
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let configs = if configs.is_empty() {
+        "light:quarter,medium:quarter,heavy:half,heavy:quarter:old"
+    } else {
+        configs
+    };
+    let shift = throttle_shift();
     let mut m = Multitasker::new(&gpu, &g, &sources, rounds, 256, 2)?;
+    let mut mt = if variants.iter().any(|v| v.throttle) {
+        let opts = CompileOptions::default().option(format!("-DOCC_COOP_POLL_PAUSE_SHIFT={shift}"));
+        let bfs = GpuBfs::with_options(&gpu, &g, &sources, rounds, App::Bfs, &opts)?;
+        Some(Multitasker::for_kernel(&gpu, Box::new(bfs), 256, 2)?)
+    } else {
+        None
+    };
     let placement = match slot_probe(&gpu, &m) {
         Ok(v) => v,
         Err(e) => json!({"error": e.to_string()}),
     };
     println!("slots: {}", placement["summary"]);
-    let mode = BarrierMode::Query;
-    let dists = [Distribution::Static, Distribution::Dynamic];
     let mut results = Vec::new();
-    for w in WORKLOADS {
-        // One workload; an error (a gather timeout, say) is recorded and the next one runs.
+    for cfg in configs.split(',') {
+        let parts: Vec<&str> = cfg.trim().split(':').collect();
+        let w = *WORKLOADS
+            .iter()
+            .find(|w| Some(&w.name) == parts.first())
+            .ok_or_else(|| format!("config `{cfg}`: no workload"))?;
+        let share = Share::parse(parts.get(1).copied().unwrap_or("quarter"))?;
+        let mode = match parts.get(3).copied() {
+            None | Some("query") => BarrierMode::Query,
+            Some("regular") => BarrierMode::Regular,
+            Some(b) => return Err(format!("config `{cfg}`: barrier `{b}`").into()),
+        };
+        let vs: Vec<Variant> = match parts.get(2).filter(|l| !l.is_empty()) {
+            Some(list) => variants
+                .iter()
+                .copied()
+                .filter(|v| list.split('/').any(|x| x == v.name))
+                .collect(),
+            None => variants.clone(),
+        };
+        // One configuration; an error (a gather timeout, say) is recorded and the next one runs.
         let mut one = || -> Res<Value> {
-            let mm_n = m.calibrate(w.exec_ms)?;
-            let full = m.exec_alone_us(m.groups())?;
-            let quarter = m.exec_alone_us(Share::Quarter.groups(m.groups()))?;
-            // Variants: 0 static, 1 dynamic, 2 dynamic with the slots held idle for as long as
-            // the matmul takes on them alone (its alone launches: variant 1's of the repetition).
-            let mut alone = vec![Vec::new(); 3];
-            let mut corun = vec![Vec::new(); 3];
-            let mut ratios = vec![Vec::new(); 3];
-            let mut reqs: Vec<Vec<Request>> = vec![Vec::new(); 3];
-            let mut addrs = vec![Vec::new(); 3];
-            // Barrier progress: [while the other kernel ran: barriers, µs; between requests:
-            // barriers, µs; alone: barriers, µs].
-            let mut prog = [[0.0f64; 6]; 3];
-            let add = |p: &mut [f64; 6], c: &CoRun| {
-                let q = progress(c);
-                for j in 0..4 {
-                    p[j] += q[j];
-                }
-            };
-            let mut wrong = 0;
-            for rep in 0..reps.max(1) {
-                for k in 0..2 {
-                    let i = if rep % 2 == 0 { k } else { 1 - k };
-                    if final_only && i == 0 {
-                        continue; // the old static split: measured in run-607b458-i12
-                    }
-                    m.bfs.set_distribution(dists[i]);
-                    let (a1, w1) = m.bfs_alone_report(mode)?;
-                    let (a2, w2) = m.bfs_alone_report(mode)?;
-                    let c1 = m.corun_cooperative(mode, w, Share::Quarter)?;
-                    let c2 = m.corun_cooperative(mode, w, Share::Quarter)?;
-                    wrong += w1 + w2 + c1.wrong_rounds + c2.wrong_rounds;
-                    let (a, c) = (
-                        (a1.elapsed_us + a2.elapsed_us) / 2.0,
-                        (c1.corun_us + c2.corun_us) / 2.0,
-                    );
-                    alone[i].extend([a1.elapsed_us, a2.elapsed_us]);
-                    corun[i].extend([c1.corun_us, c2.corun_us]);
-                    addrs[i].extend([
-                        a1.state_addr,
-                        a2.state_addr,
-                        c1.report.state_addr,
-                        c2.report.state_addr,
-                    ]);
-                    ratios[i].push(c / a);
-                    reqs[i].extend(c1.requests.iter().chain(&c2.requests).copied());
-                    add(&mut prog[i], &c1);
-                    add(&mut prog[i], &c2);
-                    prog[i][4] += f64::from(a1.barriers + a2.barriers);
-                    prog[i][5] += a1.elapsed_us + a2.elapsed_us;
-                    if i == 1 {
-                        m.idle_instead_us = Some(quarter);
-                        let c1 = m.corun_cooperative(mode, w, Share::Quarter);
-                        let c2 = c1
-                            .is_ok()
-                            .then(|| m.corun_cooperative(mode, w, Share::Quarter));
-                        m.idle_instead_us = None;
-                        let (c1, c2) = (c1?, c2.expect("ran")?);
-                        wrong += c1.wrong_rounds + c2.wrong_rounds;
-                        alone[2].extend([a1.elapsed_us, a2.elapsed_us]);
-                        corun[2].extend([c1.corun_us, c2.corun_us]);
-                        addrs[2].extend([c1.report.state_addr, c2.report.state_addr]);
-                        ratios[2].push((c1.corun_us + c2.corun_us) / 2.0 / a);
-                        reqs[2].extend(c1.requests.iter().chain(&c2.requests).copied());
-                        add(&mut prog[2], &c1);
-                        add(&mut prog[2], &c2);
-                        prog[2][4] += f64::from(a1.barriers + a2.barriers);
-                        prog[2][5] += a1.elapsed_us + a2.elapsed_us;
-                    }
-                }
-            }
-            let min = |v: &[f64]| v.iter().cloned().fold(f64::MAX, f64::min);
-            let mut per = Vec::new();
-            let names = ["static", "dynamic", "dynamic_idle_slots"];
-            for i in 0..3 {
-                if final_only && i == 0 {
-                    continue;
-                }
-                let gather: Vec<f64> = reqs[i].iter().map(|r| r.gather_us).collect();
-                let exec: Vec<f64> = reqs[i].iter().map(|r| r.exec_us).collect();
-                let lat: Vec<f64> = reqs[i].iter().map(|r| r.start_latency_us).collect();
-                let met = reqs[i].iter().filter(|r| r.period_met).count() as f64
-                    / reqs[i].len().max(1) as f64;
-                let d_ms = median(&exec) / 1e3;
-                let rate = |b: f64, t: f64| if t > 0.0 { b / t } else { 0.0 };
-                let alone_rate = rate(prog[i][4], prog[i][5]);
-                let during = rate(prog[i][0], prog[i][1]) / alone_rate;
-                let between = rate(prog[i][2], prog[i][3]) / alone_rate;
-                println!(
-                    "{} {}: barrier rate vs alone: {during:.3} while the other kernel ran ({:.0} ms in all), {between:.3} between requests ({:.0} ms)",
-                    w.name, names[i], prog[i][1] / 1e3, prog[i][3] / 1e3
-                );
-                let v = json!({"variant": names[i], "slowdown_paired_median": median(&ratios[i]),
-                "slowdown_of_minima": min(&corun[i]) / min(&alone[i]),
-                "slowdown_of_medians": median(&corun[i]) / median(&alone[i]),
-                "ratios": ratios[i], "alone_us": alone[i], "corun_us": corun[i],
-                "state_addr": addrs[i], "requests": reqs[i].len(), "period_met_fraction": met,
-                "median_gather_us": median(&gather), "median_exec_us": median(&exec),
-                "median_start_latency_us": median(&lat),
-                "model_exec": w.period_ms / (w.period_ms - d_ms),
-                "model_whole_gpu": w.period_ms / (w.period_ms - full / 1e3),
-                "barrier_rate_during_other_vs_alone": during, "barrier_rate_between_vs_alone": between,
-                "progress": prog[i], "request_list": reqs[i]});
-                println!(
-                "{} {}: slowdown {:.3} (paired median; of minima {:.3}, of medians {:.3}), period met {:.2}, gather median {:.1} µs, start {:.1} µs, exec median {:.0} µs, {} requests; models P/(P-D) {:.3}, P/(P-E) {:.3}",
-                w.name, names[i], median(&ratios[i]), min(&corun[i]) / min(&alone[i]),
-                median(&corun[i]) / median(&alone[i]), met, median(&gather), median(&lat),
-                median(&exec), reqs[i].len(), w.period_ms / (w.period_ms - d_ms),
-                w.period_ms / (w.period_ms - full / 1e3)
-            );
-                per.push(v);
+            let cal = m.calibrate_for(w, share)?;
+            if let Some(mt) = mt.as_mut() {
+                mt.set_matmul_n(cal.n)?;
             }
             println!(
-            "{}: matmul n = {mm_n}, {full:.0} µs on the whole GPU, {quarter:.0} µs on a quarter alone; wrong rounds {wrong}",
-            w.name
-        );
+                "{} {}: matmul n = {}, {:.0} µs on the whole GPU (E = {} ms), {:.0} µs alone on {} groups (P = {} ms: {})",
+                w.name, share.name(), cal.n, cal.full_gpu_us, w.exec_ms, cal.share_us, cal.share_groups,
+                w.period_ms, if cal.fits_period { "fits" } else { "does not fit" }
+            );
+            let mut blocks: Vec<Vec<PairedBlock>> = vec![Vec::new(); vs.len()];
+            let mut kept = 0usize;
+            for rep in 0..reps.max(1) as usize {
+                for k in 0..vs.len() {
+                    let i = (k + rep) % vs.len();
+                    let v = vs[i];
+                    let mm = if v.throttle {
+                        mt.as_mut().ok_or("no throttled build")?
+                    } else {
+                        &mut m
+                    };
+                    mm.bfs.set_distribution(Distribution::Dynamic);
+                    mm.bfs.set_tuning(v.tuning);
+                    mm.idle_instead_us = v.idle.then_some(cal.share_us);
+                    if v.tuning.keep {
+                        kept = gpu.set_persisting_l2(keep_bytes())?;
+                    }
+                    let b = mm.paired_block(mode, w, share);
+                    mm.idle_instead_us = None;
+                    if v.tuning.keep {
+                        gpu.reset_persisting_l2()?;
+                        gpu.set_persisting_l2(0)?;
+                    }
+                    blocks[i].push(b?);
+                }
+            }
+            let mut per = Vec::new();
+            for (i, v) in vs.iter().enumerate() {
+                let r = PairedCoRun::from_blocks(&blocks[i], v.tuning, cal.share_us);
+                println!(
+                    "{} {} {} {}: {}",
+                    w.name,
+                    share.name(),
+                    mode.name(),
+                    v.name,
+                    r.summary()
+                );
+                let mut j = serde_json::to_value(&r)?;
+                j["variant"] = json!(v.name);
+                j["throttle_shift"] = json!(if v.throttle { Some(shift) } else { None });
+                j["idle_slots"] = json!(v.idle);
+                j["persisting_l2_bytes"] = json!(if v.tuning.keep { kept } else { 0 });
+                j["state_addr"] = json!(blocks[i]
+                    .iter()
+                    .flat_map(|b| b.coruns.iter().map(|c| c.report.state_addr))
+                    .collect::<Vec<_>>());
+                per.push(j);
+            }
             Ok(
-                json!({"workload": w, "matmul_n": mm_n, "matmul_full_gpu_us": full,
-            "matmul_quarter_alone_us": quarter, "wrong_rounds": wrong, "variants": per}),
+                json!({"workload": w, "share": share, "barrier": mode, "calibration": cal,
+                "fit_fraction": FIT_FRACTION, "variants": per}),
             )
         };
         match one() {
             Ok(v) => results.push(v),
             Err(e) => {
-                println!("{}: failed: {e}", w.name);
-                results.push(json!({"workload": w, "error": e.to_string()}));
+                println!("{cfg}: failed: {e}");
+                results.push(json!({"config": cfg, "error": e.to_string()}));
             }
         }
         write(
             out,
             "mt-compare.json",
             &json!({"device": device, "input": spec, "rounds": rounds, "repetitions": reps,
-                "barrier": "query", "share": "quarter", "placement": placement,
-                "workloads": results, "partial": true}),
+                "distribution": "dynamic", "placement": placement,
+                "method": "per repetition and variant: alone, co-run, co-run, alone; slowdown = median over repetitions of mean(co-runs)/mean(alone)",
+                "configs": results, "partial": true}),
         )?;
     }
     write(
         out,
         "mt-compare.json",
         &json!({"device": device, "input": spec, "rounds": rounds, "repetitions": reps,
-            "barrier": "query", "share": "quarter", "placement": placement,
-            "workloads": results}),
+            "distribution": "dynamic", "placement": placement,
+            "method": "per repetition and variant: alone, co-run, co-run, alone; slowdown = median over repetitions of mean(co-runs)/mean(alone)",
+            "configs": results}),
     )?;
     println!("done");
     Ok(())
-}
-
-/// A co-run's barrier progress from its requests: [barriers, µs while the other kernel ran
-/// (request → done); barriers, µs between requests (done → next request)]. The barrier counts
-/// are the master's reports (every 64 barriers).
-fn progress(c: &CoRun) -> [f64; 4] {
-    let r = &c.requests;
-    let mut p = [0.0; 4];
-    for (i, q) in r.iter().enumerate() {
-        p[0] += f64::from(q.barriers_at_done.saturating_sub(q.barriers_at_request));
-        p[1] += q.response_us;
-        if let Some(n) = r.get(i + 1) {
-            p[2] += f64::from(n.barriers_at_request.saturating_sub(q.barriers_at_done));
-            p[3] += n.at_us - (q.at_us + q.response_us);
-        }
-    }
-    p
 }
 
 /// Where the blocks of a launch like the cooperative one (N blocks, its slot's shared memory,
@@ -513,7 +571,12 @@ fn run(out: &Path, quick: bool) -> Res<()> {
     };
     let device = gpu.info().name.clone();
     println!("device: {device}");
-    let inputs: [(&str, u32); 2] = [("grid:1000x1000", 80), ("rmat:scale=20,ef=16", 80)];
+    // Rounds per launch: OCC_COOP_ROUNDS (default 80).
+    let rounds: u32 = std::env::var("OCC_COOP_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(80);
+    let inputs: [(&str, u32); 2] = [("grid:1000x1000", rounds), ("rmat:scale=20,ef=16", rounds)];
     // 1. Cooperative vs persistent, no multitasking.
     let mut overhead = Vec::new();
     let mut graphs = Vec::new();
@@ -600,19 +663,24 @@ fn run(out: &Path, quick: bool) -> Res<()> {
     let mut coruns = Vec::new();
     let mut vendor = Vec::new();
     let mut mm_ns = Vec::new();
+    // Paired repetitions per co-run (alone, co-run, co-run, alone): OCC_COOP_REPS, default 2.
+    let reps: usize = std::env::var("OCC_COOP_REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2);
     for w in WORKLOADS {
-        let mm_n = match m.calibrate(w.exec_ms) {
-            Ok(n) => n,
+        let cal = match m.calibrate_for(w, Share::Quarter) {
+            Ok(c) => c,
             Err(e) => {
                 println!("{}: calibration failed: {e}", w.name);
                 continue;
             }
         };
+        let (mm_n, full) = (cal.n, cal.full_gpu_us);
         mm_ns.push(mm_n);
-        let full = m.exec_alone_us(m.groups())?;
         println!(
-            "{}: matmul n = {mm_n}, {full:.0} µs on the whole GPU",
-            w.name
+            "{}: matmul n = {mm_n}, {full:.0} µs on the whole GPU, {:.0} µs alone on a quarter ({} P = {} ms)",
+            w.name, cal.share_us, if cal.fits_period { "fits" } else { "does not fit" }, w.period_ms
         );
         let shares: &[Share] = if quick {
             &[Share::Quarter]
@@ -621,7 +689,8 @@ fn run(out: &Path, quick: bool) -> Res<()> {
         };
         for &share in shares {
             for mode in [BarrierMode::Regular, BarrierMode::Query] {
-                let r = match m.corun_cooperative(mode, w, share) {
+                let tuning = m.bfs.tuning();
+                let r = match m.paired_corun(mode, w, share, reps, tuning) {
                     Ok(r) => r,
                     Err(e) => {
                         println!(
@@ -635,13 +704,17 @@ fn run(out: &Path, quick: bool) -> Res<()> {
                     }
                 };
                 println!(
-                    "coop {} {} {}: {} requests, gather median {:.1} µs, start latency {:.1} µs, period met {:.2}, slowdown {:.3} (model {:.3}), wrong {}",
-                    w.name, share.name(), mode.name(), r.requests.len(), r.median_gather_us,
-                    r.median_start_latency_us, r.period_met_fraction, r.slowdown, r.preemption_model, r.wrong_rounds
+                    "coop {} {} {}: start latency median {:.1} µs, {}",
+                    w.name,
+                    share.name(),
+                    mode.name(),
+                    r.start_latency_us.median,
+                    r.summary()
                 );
                 let mut v = serde_json::to_value(&r)?;
                 v["matmul_n"] = json!(mm_n);
                 v["matmul_full_gpu_us"] = json!(full);
+                v["calibration_quarter"] = serde_json::to_value(cal)?;
                 v["input"] = json!(spec);
                 coruns.push(v);
                 write(
@@ -907,7 +980,7 @@ fn svg_gather(out: &Path, coruns: &[Value]) -> Res<()> {
                 }) {
                     bars.push((
                         format!("gather, {mode}"),
-                        r["median_gather_us"].as_f64().unwrap_or(0.0),
+                        r["gather_us"]["median"].as_f64().unwrap_or(0.0),
                     ));
                 }
             }
@@ -996,7 +1069,14 @@ fn green_child(args: &[String]) -> Res<()> {
     let g = graph("grid:1000x1000")?;
     let n = g.num_vertices();
     let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
-    let mut m = Multitasker::new(&rest, &g, &sources, 80, 256, 2)?;
+    // The parent's rounds (OCC_COOP_ROUNDS, inherited): bfs_full_gpu_alone_us is its launch.
+    // (Until i12-corun this was 80 whatever the parent ran: the green contexts' slowdown in
+    // run-aad9c0a-i12-corun-r3, 40 rounds, compared 80 rounds with 40.)
+    let rounds: u32 = std::env::var("OCC_COOP_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(80);
+    let mut m = Multitasker::new(&rest, &g, &sources, rounds, 256, 2)?;
     let (part_us, wrong0) = m.bfs_alone(BarrierMode::Persistent)?;
     let mm = other.compile("matmul.cu", MATMUL_CU, &CompileOptions::default())?;
     let max_n = (2..5)

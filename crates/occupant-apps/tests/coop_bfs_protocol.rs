@@ -61,6 +61,16 @@ fn coop_bfs_and_sssp_on_cpu_threads_are_right_under_kill_fork_cycles() {
         ("0", "1000", "6"),
         ("1", "150", "5"),
         ("1", "150", "6"),
+        // | 8 (ids spread over the groups a warp at a time: the identity with one-thread
+        // groups) | 16 (BFS: the batched expansion with one queue claim per four edges)
+        ("0", "1000", "29"),
+        ("0", "1000", "30"),
+        ("1", "150", "30"),
+        // | 32 (BFS: the batched expansion's loads with an L2 evict_last policy: plain loads
+        // on the host).
+        ("0", "1000", "62"),
+        // | 64: the claim counters at lens[4..5] (the layout before, for comparisons).
+        ("0", "1000", "70"),
     ] {
         let out = Command::new(&exe)
             .args([mode, "60", "40", rounds, app])

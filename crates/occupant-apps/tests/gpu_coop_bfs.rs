@@ -10,7 +10,7 @@ use occupant::cuda::{CompileOptions, Gpu};
 use occupant::model::Watchdog;
 use occupant::Error;
 use occupant_apps::coop_cuda::{
-    coop_app, AppSize, BarrierMode, CoopKernel, Distribution, GpuBfs, COOP_CUDA_APPS,
+    coop_app, App, AppSize, BarrierMode, CoopKernel, Distribution, GpuBfs, Tuning, COOP_CUDA_APPS,
 };
 use occupant_apps::graph::{BuildOptions, Csr, GraphSpec};
 use std::time::Duration;
@@ -41,7 +41,17 @@ fn bfs_correct_under_1000_kill_fork_cycles() {
         .to_csr(&BuildOptions::undirected_simple())
         .unwrap();
     let sources = [0u32, 4567, 89_999, 45_150];
-    let mut bfs = GpuBfs::new(&gpu, &g, &sources, 40).unwrap();
+    let mut plain = GpuBfs::new(&gpu, &g, &sources, 40).unwrap();
+    // The co-run experiment's build with throttled polls while groups are lent (coop.cuh).
+    let mut throttled = GpuBfs::with_options(
+        &gpu,
+        &g,
+        &sources,
+        40,
+        App::Bfs,
+        &CompileOptions::default().option("-DOCC_COOP_POLL_PAUSE_SHIFT=5"),
+    )
+    .unwrap();
     let mm = gpu
         .compile("matmul.cu", MATMUL_CU, &CompileOptions::default())
         .unwrap();
@@ -53,14 +63,35 @@ fn bfs_correct_under_1000_kill_fork_cycles() {
     let cfg = CoopConfig::new(256)
         .groups(gpu.info().sm_count * 2)
         .watchdog(Watchdog::default().with_timeout(Duration::from_secs(3)));
-    // The dynamic distribution (the default: chunks claimed per interval) and the static split.
-    for (mode, dist) in [
-        (BarrierMode::Regular, Distribution::Dynamic),
-        (BarrierMode::Query, Distribution::Dynamic),
-        (BarrierMode::Regular, Distribution::Static),
-        (BarrierMode::Query, Distribution::Static),
+    // The dynamic distribution (the default: chunks claimed per interval) and the static split;
+    // the ids spread over the groups with the batched expansion (Tuning), plain and throttled.
+    let (no, tuned) = (Tuning::PLAIN, Tuning::CORUN);
+    let kept = Tuning {
+        keep: true,
+        ..tuned
+    };
+    for (mode, dist, tuning, throttle) in [
+        (BarrierMode::Regular, Distribution::Dynamic, no, false),
+        (BarrierMode::Query, Distribution::Dynamic, no, false),
+        (BarrierMode::Regular, Distribution::Static, no, false),
+        (BarrierMode::Query, Distribution::Static, no, false),
+        (BarrierMode::Regular, Distribution::Dynamic, tuned, false),
+        (BarrierMode::Query, Distribution::Dynamic, tuned, false),
+        (BarrierMode::Query, Distribution::Dynamic, tuned, true),
+        (BarrierMode::Query, Distribution::Dynamic, kept, false),
+        (
+            BarrierMode::Query,
+            Distribution::Dynamic,
+            Tuning {
+                near_claims: true,
+                ..no
+            },
+            false,
+        ),
     ] {
+        let bfs = if throttle { &mut throttled } else { &mut plain };
         bfs.set_distribution(dist);
+        bfs.set_tuning(tuning);
         let (mut cycles, mut launches, mut killed, mut forked) = (0u32, 0, 0, 0);
         while cycles < 1000 && launches < 60 {
             let mut s = bfs.start(mode, &cfg).unwrap();
@@ -96,11 +127,19 @@ fn bfs_correct_under_1000_kill_fork_cycles() {
             assert_eq!(
                 bfs.wrong_rounds().unwrap(),
                 0,
-                "{mode:?} {dist:?}: wrong BFS results, {rep:?}"
+                "{mode:?} {dist:?} {tuning:?} throttle {throttle}: wrong BFS results, {rep:?}"
             );
         }
-        println!("{mode:?} {}: {cycles} cycles, {killed} killed, {forked} forked, {launches} launches, 0 wrong", dist.name());
-        assert!(cycles >= 1000, "{mode:?} {dist:?}: only {cycles} cycles");
+        println!(
+            "{mode:?} {} {}{}: {cycles} cycles, {killed} killed, {forked} forked, {launches} launches, 0 wrong",
+            dist.name(),
+            tuning.name(),
+            if throttle { " throttled" } else { "" }
+        );
+        assert!(
+            cycles >= 1000,
+            "{mode:?} {dist:?} {tuning:?}: only {cycles} cycles"
+        );
         assert!(killed >= 1000 && forked >= 1000);
     }
     // The product is right too: every entry of A·A with A all ones is n.

@@ -24,6 +24,12 @@ fn cooperative_apps_compile() {
     let host_loop = CompileOptions::default().option("-DOCC_APP_HOST_LOOP");
     for (name, src, opts) in [
         ("coop_bfs.cu", BFS_CU, CompileOptions::default()),
+        // The co-run experiment's build with throttled polls while groups are lent.
+        (
+            "coop_bfs_throttle.cu",
+            BFS_CU,
+            CompileOptions::default().option("-DOCC_COOP_POLL_PAUSE_SHIFT=5"),
+        ),
         ("coop_sssp.cu", SSSP_CU, CompileOptions::default()),
         ("coop_graph.cu", graph.as_str(), host_loop),
         ("coop_octree.cu", OCTREE_CU, CompileOptions::default()),

@@ -50,7 +50,8 @@ pub struct MultitaskArgs {
     /// CPU: compute units of the cooperative scheduler (the app's groups).
     #[arg(long, default_value = "8", value_parser = at_least_one::<usize>)]
     pub units: usize,
-    /// Timed runs of the app alone (persistent and cooperative; median).
+    /// Timed runs of the app alone (persistent and cooperative; median). CUDA: paired
+    /// repetitions of each co-run (alone, co-run, co-run, alone).
     #[arg(long, default_value = "3", value_parser = at_least_one::<usize>)]
     pub repeats: usize,
     /// Octree points (default 1 500 000; CUDA 1 000 000).

@@ -1,7 +1,9 @@
 //! `occupant multitask --backend cuda`: the CUDA cooperative runner
 //! (`occupant_apps::coop_cuda::run_multitask_kernel`: a cooperative app — bfs, sssp, cc,
 //! pagerank, color, mis, bc, sssp-worklist, octree, game — on the GPU beside a periodic matmul of ours) for every
-//! workload × share × barrier asked for; JSON and a table.
+//! workload × share × barrier asked for, `--repeats` paired repetitions each (alone, co-run,
+//! co-run, alone: the slowdown is the median of the repetitions' ratios, with their spread and
+//! the ratio of the means); JSON and a table.
 
 use crate::multitask_cmd::MultitaskArgs;
 use occupant::model::coop::ResizeVariant;
@@ -73,7 +75,7 @@ pub fn run(
     };
     let mut results = Vec::new();
     println!(
-        "{:<7} {:<8} {:<12} {:>5} {:>12} {:>10} {:>11} {:>9} {:>9} {:>6}",
+        "{:<7} {:<8} {:<12} {:>5} {:>12} {:>10} {:>11} {:>9} {:>15} {:>9} {:>9} {:>6}",
         "load",
         "barrier",
         "share",
@@ -82,6 +84,8 @@ pub fn run(
         "period_ok",
         "period_ms",
         "slowdown",
+        "(min–max)",
+        "of_means",
         "P/(P-D)",
         "wrong"
     );
@@ -92,22 +96,41 @@ pub fn run(
                     ResizeVariant::Regular => BarrierMode::Regular,
                     ResizeVariant::Query => BarrierMode::Query,
                 };
-                eprintln!("multitask: cuda co-run {} / {} / {v}", w.name, share.name());
+                eprintln!(
+                    "multitask: cuda co-run {} / {} / {v}, {} paired repetitions",
+                    w.name,
+                    share.name(),
+                    a.repeats
+                );
                 let app = coop_cuda::coop_app(&gpu, &a.app, g.as_ref(), &sources, size)
                     .map_err(|e| e.to_string())?;
-                let r = coop_cuda::run_multitask_kernel(&gpu, app, mode, *w, share)
+                let r = coop_cuda::run_multitask_kernel(&gpu, app, mode, *w, share, a.repeats)
                     .map_err(|e| e.to_string())?;
+                if !r.calibration.fits_period {
+                    eprintln!(
+                        "multitask: note: the matmul (n = {}, {:.1} ms on the whole GPU) takes {:.1} ms alone on {} groups ({}), more than {:.0} % of P = {} ms: this share cannot meet the period",
+                        r.calibration.n,
+                        r.calibration.full_gpu_us / 1e3,
+                        r.calibration.share_us / 1e3,
+                        r.calibration.share_groups,
+                        share.name(),
+                        coop_cuda::FIT_FRACTION * 100.0,
+                        w.period_ms
+                    );
+                }
                 let c = &r.corun;
                 println!(
-                    "{:<7} {:<8} {:<12} {:>5} {:>10.0}µs {:>9.0}% {:>11.1} {:>9.3} {:>9.3} {:>6}",
+                    "{:<7} {:<8} {:<12} {:>5} {:>10.0}µs {:>9.0}% {:>11.1} {:>9.3} {:>15} {:>9.3} {:>9.3} {:>6}",
                     w.name,
                     v.to_string(),
                     share.name(),
-                    c.requests.len(),
-                    c.median_gather_us,
+                    c.requests,
+                    c.gather_us.median,
                     c.period_met_fraction * 100.0,
-                    c.achieved_period_ms,
+                    c.achieved_period_ms.median,
                     c.slowdown,
+                    format!("{:.3}–{:.3}", c.ratios.min, c.ratios.max),
+                    c.ratio_of_means,
                     c.preemption_model,
                     c.wrong_rounds
                 );

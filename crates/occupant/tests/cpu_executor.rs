@@ -401,6 +401,65 @@ fn deadlock_in_serialized_is_reported_and_the_next_launch_succeeds() {
     .unwrap();
 }
 
+/// Groups in a chain on the fair model: group `g` waits for group `g - 1`'s flag, then works
+/// `step` and sets its own; the last group waits for `last_waits_for` (`groups - 2`: the chain,
+/// or a flag nobody sets).
+fn chain(groups: usize, step: Duration, last_waits_for: usize) -> Result<(), Error> {
+    let flags = GlobalBuffer::<u32>::new(groups + 1);
+    Executor::new(ExecModel::Fair)
+        .launch_with(
+            &Launch::new(NDRange::groups(groups, 1).unwrap()).watchdog(short_watchdog()),
+            || (),
+            |it, _| {
+                let g = it.group_linear_id();
+                if g > 0 {
+                    let from = if g == groups - 1 {
+                        last_waits_for
+                    } else {
+                        g - 1
+                    };
+                    it.wait_until("chain", || flags.load(from, Ordering::Acquire) == 1);
+                }
+                std::thread::sleep(step);
+                flags.store(g, 1, Ordering::Release);
+            },
+        )
+        .map(|_| ())
+}
+
+#[test]
+fn a_long_wait_while_the_launch_progresses_is_not_a_deadlock() {
+    // The last group waits 5 x 80 ms = 400 ms, twice the 200 ms timeout, but a wait of the
+    // launch ends every 80 ms: the watchdog's deadline restarts on progress.
+    let t0 = Instant::now();
+    chain(6, Duration::from_millis(80), 4).unwrap();
+    assert!(t0.elapsed() >= Duration::from_millis(400));
+}
+
+#[test]
+fn a_deadlock_after_progress_is_reported_one_timeout_later() {
+    // Same chain, but the last group waits for a flag nobody sets (group 6's): progress stops
+    // when group 4 gets through (~320 ms), the deadlock is reported ~200 ms later.
+    let t0 = Instant::now();
+    let e = chain(6, Duration::from_millis(80), 6).unwrap_err();
+    let took = t0.elapsed();
+    match &e {
+        Error::Deadlock {
+            primitive, waiting, ..
+        } => {
+            assert_eq!(primitive, "chain");
+            assert_eq!(waiting.iter().map(|w| w.group).collect::<Vec<_>>(), vec![5]);
+        }
+        other => panic!("expected a deadlock, got {other}"),
+    }
+    assert!(
+        took >= Duration::from_millis(500),
+        "reported after {took:?}"
+    );
+    assert!(took < Duration::from_secs(5), "reported after {took:?}");
+    assert!(e.to_string().contains("occupancy discovery"), "{e}");
+}
+
 #[test]
 fn every_waiting_group_is_named_in_a_deadlock() {
     // 6 groups on 2 units wait for a flag nobody sets.

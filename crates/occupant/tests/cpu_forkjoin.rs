@@ -8,7 +8,7 @@ use occupant::model::forkjoin::{expected_semantics as expected, SEMANTICS_CHECKS
 use occupant::model::Watchdog;
 use occupant::{Error, NDRange};
 use std::cell::Cell;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const HITS: usize = 100;
 
@@ -256,6 +256,75 @@ fn a_thread_that_skips_a_barrier_is_a_deadlock_not_a_hang() {
         matches!(e, Error::Deadlock { ref primitive, .. } if primitive == "fork-join"),
         "{e}"
     );
+}
+
+/// Thread 0 of the region works `step` before each of `rounds` team barriers (every thread
+/// passes them); then, with `skip`, thread 3 skips one more barrier that the others wait at.
+fn long_region(rounds: usize, step: Duration, skip: bool) -> impl Fn(&Thread<'_>) + Sync {
+    move |t| {
+        for _ in 0..rounds {
+            if t.thread_num() == 0 {
+                std::thread::sleep(step);
+            }
+            t.barrier();
+        }
+        if skip && t.thread_num() != 3 {
+            t.barrier();
+        }
+    }
+}
+
+#[test]
+fn a_long_join_that_makes_progress_is_not_a_deadlock() {
+    // The master's join (and the idle lanes' wait for the end) lasts 40 x 10 ms = 400 ms,
+    // four times the 100 ms timeout, while the team gets through a barrier every 10 ms: the
+    // watchdog restarts on progress (`occupant bench forkjoin --backend cpu` at 992 workers).
+    let t0 = Instant::now();
+    launch_one(96, 100, long_region(40, Duration::from_millis(10), false)).unwrap();
+    assert!(t0.elapsed() >= Duration::from_millis(400));
+    // Many short regions over 4 timeouts: the master warp's idle lanes wait the whole launch.
+    let launch = Launch::new(NDRange::d1(96, 96).unwrap())
+        .model(ExecModel::OccupancyBound { compute_units: 1 })
+        .watchdog(Watchdog::default().with_timeout(Duration::from_millis(100)));
+    let t0 = Instant::now();
+    Executor::default()
+        .launch_with(
+            &launch,
+            || Team::new(256, 0),
+            |item, team| {
+                run(item, team, |m| {
+                    for _ in 0..40 {
+                        m.parallel(m.max_threads(), |t| {
+                            if t.thread_num() == 1 {
+                                std::thread::sleep(Duration::from_millis(10));
+                            }
+                        });
+                    }
+                })
+            },
+        )
+        .unwrap();
+    assert!(t0.elapsed() >= Duration::from_millis(400));
+}
+
+#[test]
+fn a_deadlock_after_progress_is_still_reported() {
+    // 300 ms of progress, then thread 3 skips a barrier: reported ~100 ms after it.
+    let t0 = Instant::now();
+    let e = launch_one(96, 100, long_region(30, Duration::from_millis(10), true)).unwrap_err();
+    let took = t0.elapsed();
+    assert!(
+        matches!(e, Error::Deadlock { ref primitive, .. } if primitive == "fork-join"),
+        "{e}"
+    );
+    assert!(
+        took >= Duration::from_millis(400),
+        "reported after {took:?}"
+    );
+    assert!(took < Duration::from_secs(5), "reported after {took:?}");
+    let msg = e.to_string();
+    assert!(msg.contains("every thread of a parallel region"), "{msg}");
+    assert!(!msg.contains("use occupancy discovery"), "{msg}");
 }
 
 #[test]

@@ -142,6 +142,82 @@ impl Distribution {
     }
 }
 
+/// Further choices of the BFS/SSSP launches (kernel mode bits; every combination gives the same
+/// results, checked by [`GpuBfs::wrong_rounds`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Tuning {
+    /// Spread the interval's thread ids a warp at a time over the groups (loop.cuh
+    /// `OCC_APP_SPREAD`): a small phase (a grid BFS level) runs on the first warp of many
+    /// groups instead of on groups 0..7, so it no longer depends on the SMs where a launch put
+    /// its first groups.
+    pub spread: bool,
+    /// BFS only: expand four edges at a time with one warp-aggregated queue claim
+    /// (bfs.cu `BfsEdge::batch`, mode bit `OCC_APP_BODY_BIT`); SSSP ignores it.
+    pub batch: bool,
+    /// BFS only, with `batch`: load the graph and the distances with an L2 `evict_last`
+    /// policy (bfs.cu `OCC_BFS_KEEP`), so that with L2 set aside for persisting lines
+    /// (`Gpu::set_persisting_l2`) they stay while another kernel streams through L2.
+    pub keep: bool,
+    /// For comparisons: the dynamic distribution's claim counters in the line of the queue
+    /// lengths, as before `i12-corun` (loop.cuh `OCC_APP_CLAIMS_NEAR`; group 0 zeroes one in
+    /// every interval, a store into the line every group reads and every push increments).
+    pub near_claims: bool,
+}
+
+impl Tuning {
+    /// None of them: the kernel before `i12-corun`.
+    pub const PLAIN: Tuning = Tuning {
+        spread: false,
+        batch: false,
+        keep: false,
+        near_claims: false,
+    };
+    /// `spread` and `batch`: the BFS's default since `i12-corun` (on an H100 the grid BFS
+    /// alone took 238–241 ms instead of 404–545 ms, and its co-run slowdowns fell below the
+    /// goals; `bench/results/nvidia-h100/coop/`).
+    pub const CORUN: Tuning = Tuning {
+        spread: true,
+        batch: true,
+        keep: false,
+        near_claims: false,
+    };
+
+    /// The bits it adds to the kernel's `mode` argument.
+    ///
+    /// ```
+    /// use occupant_apps::coop_cuda::Tuning;
+    /// assert_eq!(Tuning::default().mode_bits(), 0);
+    /// assert_eq!(Tuning::CORUN.mode_bits(), 8 | 16);
+    /// assert_eq!(Tuning { keep: true, ..Tuning::CORUN }.mode_bits(), 8 | 16 | 32);
+    /// assert_eq!(Tuning { near_claims: true, ..Tuning::PLAIN }.mode_bits(), 64);
+    /// ```
+    pub fn mode_bits(self) -> u32 {
+        (if self.spread { 8 } else { 0 })
+            | (if self.batch { 16 } else { 0 })
+            | (if self.keep { 32 } else { 0 })
+            | (if self.near_claims { 64 } else { 0 })
+    }
+
+    /// Short name: `plain`, `spread`, `batch`, `spread+batch`, with `+keep`; `+near` for
+    /// `near_claims`.
+    pub fn name(self) -> String {
+        let mut s = match (self.spread, self.batch) {
+            (false, false) => "plain",
+            (true, false) => "spread",
+            (false, true) => "batch",
+            (true, true) => "spread+batch",
+        }
+        .to_string();
+        if self.keep {
+            s.push_str("+keep");
+        }
+        if self.near_claims {
+            s.push_str("+near");
+        }
+        s
+    }
+}
+
 /// Sequential BFS from `src`: (vertices reached, sum of their distances).
 ///
 /// ```
@@ -173,8 +249,10 @@ pub fn bfs_reference(g: &Csr, src: u32) -> (u64, u64) {
 }
 
 /// Words of the `lens` buffer: the three queue lengths (frontier.cuh), a spare, and the two
-/// claim counters of the dynamic distribution (lens[4], lens[5]; loop.cuh).
-const LENS: usize = 8;
+/// claim counters of the dynamic distribution (lens[32], lens[33]; loop.cuh) — 128 bytes
+/// apart, so that group 0's store to a claim counter in every interval does not hit the line
+/// of the queue lengths (the hottest line of a grid BFS level).
+const LENS: usize = 64;
 
 /// A graph and a set of BFS traversals on the GPU, ready to launch as a cooperative kernel.
 pub struct GpuBfs {
@@ -191,6 +269,7 @@ pub struct GpuBfs {
     lens: DeviceBuffer<u32>,
     checks: DeviceBuffer<u64>,
     distribution: Distribution,
+    tuning: Tuning,
     n: u32,
     num_sources: u32,
     rounds: u32,
@@ -212,6 +291,18 @@ impl GpuBfs {
         rounds: u32,
         app: App,
     ) -> Result<GpuBfs> {
+        Self::with_options(gpu, graph, sources, rounds, app, &CompileOptions::default())
+    }
+
+    /// The same, compiled with `options` (e.g. `-DOCC_COOP_POLL_PAUSE_SHIFT=5`).
+    pub fn with_options(
+        gpu: &Gpu,
+        graph: &Csr,
+        sources: &[u32],
+        rounds: u32,
+        app: App,
+        options: &CompileOptions,
+    ) -> Result<GpuBfs> {
         let n = graph.num_vertices();
         if n == 0 || sources.is_empty() || sources.iter().any(|&s| s >= n) || rounds == 0 {
             return Err(Error::Input(format!(
@@ -221,7 +312,7 @@ impl GpuBfs {
         }
         let (module, expected, weights) = match app {
             App::Bfs => (
-                gpu.compile("coop_bfs.cu", BFS_CU, &CompileOptions::default())?,
+                gpu.compile("coop_bfs.cu", BFS_CU, options)?,
                 sources.iter().map(|&s| bfs_reference(graph, s)).collect(),
                 gpu.alloc_zeroed(1)?,
             ),
@@ -230,7 +321,7 @@ impl GpuBfs {
                     Error::Input("cooperative SSSP needs a weighted graph".into())
                 })?;
                 (
-                    gpu.compile("coop_sssp.cu", SSSP_CU, &CompileOptions::default())?,
+                    gpu.compile("coop_sssp.cu", SSSP_CU, options)?,
                     sources
                         .iter()
                         .map(|&s| sssp_reference(graph, s).unwrap_or((0, 0)))
@@ -261,6 +352,11 @@ impl GpuBfs {
             lens: gpu.alloc_zeroed(LENS)?,
             checks: gpu.alloc_zeroed(2 * rounds as usize)?,
             distribution: Distribution::default(),
+            tuning: if app == App::Bfs {
+                Tuning::CORUN
+            } else {
+                Tuning::PLAIN
+            },
             module,
             n,
             num_sources: sources.len() as u32,
@@ -297,6 +393,17 @@ impl GpuBfs {
         self.distribution
     }
 
+    /// The further choices of the next launches (default: [`Tuning::CORUN`] for the BFS,
+    /// [`Tuning::PLAIN`] for SSSP, whose `spread` is unmeasured).
+    pub fn set_tuning(&mut self, t: Tuning) {
+        self.tuning = t;
+    }
+
+    /// The further choices of the next launches.
+    pub fn tuning(&self) -> Tuning {
+        self.tuning
+    }
+
     /// Zeroes the per-round checks and the claim counters and launches the kernel under a
     /// scheduler.
     pub fn start(&mut self, mode: BarrierMode, cfg: &CoopConfig) -> Result<Scheduler<'_>> {
@@ -316,7 +423,7 @@ impl GpuBfs {
             &self.fb,
             &self.lens,
             &self.checks,
-            mode.code() | self.distribution.mode_bit()
+            mode.code() | self.distribution.mode_bit() | self.tuning.mode_bits()
         ];
         let mut args = base.to_vec();
         if self.app == App::Sssp {

@@ -7,7 +7,9 @@
 // = {src}), levels 0, 1, ... (expand the frontier; the next one is level+1's queue), CHECK once
 // a level's queue is empty (reached vertices and the sum of their distances into checks[2r],
 // checks[2r+1]), then the next round. Every phase is one for_each_item (loop.cuh: static, or
-// dynamic with the claim counters lens[4], lens[5]).
+// dynamic with the claim counters lens[32], lens[33]: a line apart from the queue lengths
+// lens[0..2], which every group reads at the top of every interval and a level's pushes
+// increment, while group 0 zeroes a claim counter in every interval).
 #ifndef OCC_APP_COOP_FRONTIER
 #define OCC_APP_COOP_FRONTIER
 #include <occupant.cuh>

@@ -1,7 +1,7 @@
 //! [`CoopKernel`]: what the multitasking runner and the tests need of a cooperative application
 //! on CUDA — its module and kernel, a launch under a scheduler, and the check of its results.
 
-use super::bfs::{BarrierMode, Distribution, GpuBfs};
+use super::bfs::{BarrierMode, Distribution, GpuBfs, Tuning};
 use occupant::cuda::coop::{CoopConfig, Scheduler};
 use occupant::cuda::Module;
 use occupant::Result;
@@ -30,6 +30,15 @@ pub trait CoopKernel {
     fn set_distribution(&mut self, d: Distribution) -> bool {
         d == Distribution::Static
     }
+    /// Sets the further choices of the next launches ([`Tuning`]: BFS/SSSP only); false when
+    /// the application has none (then nothing changes).
+    fn set_tuning(&mut self, t: Tuning) -> bool {
+        t == Tuning::default()
+    }
+    /// The further choices of the next launches ([`Tuning::PLAIN`] for the apps without any).
+    fn tuning(&self) -> Tuning {
+        Tuning::PLAIN
+    }
 }
 
 impl CoopKernel for GpuBfs {
@@ -54,6 +63,13 @@ impl CoopKernel for GpuBfs {
     fn set_distribution(&mut self, d: Distribution) -> bool {
         GpuBfs::set_distribution(self, d);
         true
+    }
+    fn set_tuning(&mut self, t: Tuning) -> bool {
+        GpuBfs::set_tuning(self, t);
+        true
+    }
+    fn tuning(&self) -> Tuning {
+        GpuBfs::tuning(self)
     }
 }
 

@@ -32,13 +32,27 @@
 #define OCC_APP_WORDS 3u
 /// mode bit: hand the items of for_each_item() out dynamically (with a claims pointer).
 #define OCC_APP_DYNAMIC 4u
+/// mode bit: spread the interval's thread ids over the groups a warp at a time (see Span).
+#define OCC_APP_SPREAD 8u
+/// mode bit left to the body (phase_loop ignores it; BFS: the batched expansion, bfs.cu).
+#define OCC_APP_BODY_BIT 16u
+/// mode bit for comparisons (BFS, SSSP): the claim counters in the queue lengths' line, as
+/// before i12-corun (the kernel picks the claims pointer; phase_loop ignores it).
+#define OCC_APP_CLAIMS_NEAR 64u
 #ifndef OCC_APP_CHUNK
 #define OCC_APP_CHUNK 4u  // dynamic: blocks of blockDim.x items per claim
 #endif
 
 namespace occ_app {
 
-/// This thread's id among the interval's threads, and their count.
+/// This thread's id among the interval's threads, and their count. By default thread t of
+/// group g has id g * blockDim + t, so a phase with few items (a grid BFS's level: ~2000) runs
+/// on the first few groups only — all on the SMs where the launch happened to put groups 0..7,
+/// near or far from the phase's hot L2 lines. With OCC_APP_SPREAD (blockDim a multiple of 32)
+/// the ids go out a warp at a time round the groups: warp w of group g gets ids
+/// (w * M + g) * 32 + lane, so the first M * 32 ids are the first warps of every group, and a
+/// small phase's items spread over all the interval's groups (and SMs). Any bijection of
+/// 0..nthreads works for the bodies (id 0 stays thread 0 of group 0).
 struct Span {
   unsigned tid;
   unsigned nthreads;
@@ -76,11 +90,13 @@ __device__ void for_each_item(const Span& s, unsigned len, F f) {
 /// Runs `body` as a cooperative kernel's main loop until next() says done; leaves the
 /// scheduler then. Returns at once when this group was killed (or the launch aborted).
 /// mode: 0 persistent, 1 regular, 2 query, | OCC_APP_DYNAMIC with `claims` (two words, zeroed
-/// by the host before the launch): dynamic distribution in for_each_item.
+/// by the host before the launch): dynamic distribution in for_each_item, | OCC_APP_SPREAD:
+/// ids spread a warp at a time over the groups (Span).
 template <class Body>
 __device__ void phase_loop(occ::coop::Group& g, unsigned mode, Body& body,
                            unsigned* claims = nullptr) {
   const bool dynamic = (mode & OCC_APP_DYNAMIC) != 0u && claims != nullptr;
+  const bool spread = (mode & OCC_APP_SPREAD) != 0u && (blockDim.x & 31u) == 0u;
   mode &= 3u;
   unsigned w[OCC_APP_WORDS];
   for (unsigned i = 0u; i < OCC_APP_WORDS; ++i)
@@ -92,7 +108,9 @@ __device__ void phase_loop(occ::coop::Group& g, unsigned mode, Body& body,
       claim = &claims[g.epoch & 1u];
       if (g.id == 0u && threadIdx.x == 0u) occ::st_relaxed(&claims[(g.epoch + 1u) & 1u], 0u);
     }
-    const Span s = {g.id * blockDim.x + threadIdx.x, g.m * blockDim.x, claim};
+    const unsigned tid = spread ? ((threadIdx.x >> 5) * g.m + g.id) * 32u + (threadIdx.x & 31u)
+                                : g.id * blockDim.x + threadIdx.x;
+    const Span s = {tid, g.m * blockDim.x, claim};
     body.run(s, w);
     for (unsigned i = 0u; i < OCC_APP_WORDS; ++i) occ::coop::transmit(g, i, w[i]);
     const bool go = mode == 0u ? occ::coop::fixed_barrier(g)

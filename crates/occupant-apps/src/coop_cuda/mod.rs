@@ -18,13 +18,14 @@ mod octree;
 mod steal;
 
 pub use bfs::{
-    bfs_reference, sssp_reference, App, BarrierMode, Distribution, GpuBfs, BFS_CU, SSSP_CU,
+    bfs_reference, sssp_reference, App, BarrierMode, Distribution, GpuBfs, Tuning, BFS_CU, SSSP_CU,
 };
 pub use game::{combine_nodes, game_root, GpuGame, GAME_CU, MAX_GAME_DEPTH};
 pub use graph::{coop_graph_source, GpuGraphApp, COOP_GRAPH_APPS, GRAPH_CU};
 pub use kernel::{coop_app, game_split, AppSize, CoopKernel, COOP_CUDA_APPS};
 pub use multitask::{
-    median, run_multitask, run_multitask_kernel, CoRun, MultitaskResult, Multitasker, Request,
-    Share, Workload, WORKLOADS,
+    median, progress, run_multitask, run_multitask_kernel, Calibration, CoRun, MultitaskResult,
+    Multitasker, PairedBlock, PairedCoRun, Request, Share, Spread, Workload, FIT_FRACTION,
+    WORKLOADS,
 };
 pub use octree::{decode_leaves, GpuOctree, OCTREE_CU};

@@ -3,7 +3,7 @@
 //! ours, NVRTC — not cuBLAS) sized to take E ms on the whole GPU is requested every P ms on a
 //! share of the GPU; and the same co-run with what CUDA offers (a high-priority stream).
 
-use super::bfs::{App, BarrierMode, GpuBfs};
+use super::bfs::{App, BarrierMode, GpuBfs, Tuning};
 use super::kernel::CoopKernel;
 use crate::graph::Csr;
 use occupant::cuda::coop::{CoopConfig, CoopReport, Lane, Scheduler, MATMUL_CU};
@@ -91,6 +91,303 @@ pub fn median(v: &[f64]) -> f64 {
         (s[m - 1] + s[m]) / 2.0
     }
 }
+
+/// Order statistics of a sample (every paired figure comes with one).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Spread {
+    /// Values.
+    pub n: usize,
+    /// Median.
+    pub median: f64,
+    /// Smallest.
+    pub min: f64,
+    /// First quartile (the median of the lower half).
+    pub q1: f64,
+    /// Third quartile (the median of the upper half).
+    pub q3: f64,
+    /// Largest.
+    pub max: f64,
+    /// Mean.
+    pub mean: f64,
+}
+
+impl Spread {
+    /// The statistics of `v` (all 0 when empty).
+    ///
+    /// ```
+    /// use occupant_apps::coop_cuda::Spread;
+    /// let s = Spread::of(&[4.0, 1.0, 3.0, 2.0, 5.0]);
+    /// assert_eq!((s.n, s.median, s.min, s.max, s.mean), (5, 3.0, 1.0, 5.0, 3.0));
+    /// assert_eq!((s.q1, s.q3), (1.5, 4.5));
+    /// ```
+    pub fn of(v: &[f64]) -> Spread {
+        if v.is_empty() {
+            return Spread::default();
+        }
+        let mut s = v.to_vec();
+        s.sort_by(f64::total_cmp);
+        let h = s.len() / 2;
+        Spread {
+            n: s.len(),
+            median: median(&s),
+            min: s[0],
+            q1: if s.len() > 1 { median(&s[..h]) } else { s[0] },
+            q3: if s.len() > 1 {
+                median(&s[s.len() - h..])
+            } else {
+                s[0]
+            },
+            max: s[s.len() - 1],
+            mean: s.iter().sum::<f64>() / s.len() as f64,
+        }
+    }
+}
+
+/// One repetition of a paired comparison: the app alone, co-run, co-run, alone (in this
+/// order), so that the two co-runs and the two alone launches each take one even and one odd
+/// launch and a drift during the block cancels (on an H100 the grid BFS alone varied 522–821 ms
+/// from launch to launch, and in one run with the launch's parity).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairedBlock {
+    /// The two alone launches, µs.
+    pub alone_us: [f64; 2],
+    /// The two co-runs, µs.
+    pub corun_us: [f64; 2],
+    /// mean(co-runs) / mean(alone).
+    pub ratio: f64,
+    /// Barriers of the two alone launches (for the barrier rates).
+    pub alone_barriers: u64,
+    /// The two co-runs (every request).
+    pub coruns: Vec<CoRun>,
+    /// Wrong rounds of all four launches (must be 0).
+    pub wrong_rounds: u32,
+}
+
+/// A co-run measured with paired launches ([`Multitasker::paired_corun`]): every figure of
+/// [`CoRun`] pooled over the repetitions' co-runs, the slowdown as the median of the
+/// repetitions' ratios with their spread, and the ratio of the means.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairedCoRun {
+    /// `cooperative`.
+    pub mechanism: String,
+    /// The barrier mode.
+    pub barrier: BarrierMode,
+    /// The workload.
+    pub workload: Workload,
+    /// The share asked for.
+    pub share: Share,
+    /// Groups asked for.
+    pub groups_asked: u32,
+    /// The app's further choices ([`Tuning`]).
+    pub tuning: Tuning,
+    /// Repetitions (blocks of alone, co-run, co-run, alone).
+    pub repetitions: usize,
+    /// The slowdown: the median of the repetitions' ratios (mean of the block's co-runs over
+    /// the mean of its alone launches).
+    pub slowdown: f64,
+    /// The repetitions' ratios: median, quartiles, extremes.
+    pub ratios: Spread,
+    /// Every ratio, in order.
+    pub ratio_list: Vec<f64>,
+    /// mean(every co-run) / mean(every alone launch).
+    pub ratio_of_means: f64,
+    /// Every alone launch, µs.
+    pub alone_us: Vec<f64>,
+    /// Every co-run, µs.
+    pub corun_us: Vec<f64>,
+    /// Their statistics.
+    pub alone: Spread,
+    /// Their statistics.
+    pub corun: Spread,
+    /// Requests of all co-runs.
+    pub requests: usize,
+    /// Requests done within their period / requests.
+    pub period_met_fraction: f64,
+    /// The achieved period: time between consecutive completions of the other kernel within
+    /// a co-run, over every co-run, ms.
+    pub achieved_period_ms: Spread,
+    /// Gather (request → groups free), µs.
+    pub gather_us: Spread,
+    /// The other kernel's device time in the co-runs, µs.
+    pub exec_us: Spread,
+    /// Its start latency (response − exec), µs.
+    pub start_latency_us: Spread,
+    /// The kernel-level preemption model P / (P − D), D = the median exec (seed 000 §5.5).
+    pub preemption_model: f64,
+    /// The other kernel's slowdown: median response / its time alone on as many groups.
+    pub other_slowdown: f64,
+    /// The cooperative kernel's barrier rate while the other kernel ran (request → done),
+    /// against the same repetitions' alone launches.
+    pub barrier_rate_during_vs_alone: f64,
+    /// The same between requests (done → next request).
+    pub barrier_rate_between_vs_alone: f64,
+    /// Barriers and µs [during; between; alone], the rates' sums.
+    pub progress: [f64; 6],
+    /// Wrong rounds in all launches (must be 0).
+    pub wrong_rounds: u32,
+    /// Every request of every co-run, in order.
+    pub request_list: Vec<Request>,
+}
+
+/// A co-run's barrier progress from its requests: [barriers, µs while the other kernel ran
+/// (request → done); barriers, µs between requests (done → next request)]. The barrier counts
+/// are the master's reports (every 64 barriers).
+pub fn progress(c: &CoRun) -> [f64; 4] {
+    let r = &c.requests;
+    let mut p = [0.0; 4];
+    for (i, q) in r.iter().enumerate() {
+        p[0] += f64::from(q.barriers_at_done.saturating_sub(q.barriers_at_request));
+        p[1] += q.response_us;
+        if let Some(n) = r.get(i + 1) {
+            p[2] += f64::from(n.barriers_at_request.saturating_sub(q.barriers_at_done));
+            p[3] += n.at_us - (q.at_us + q.response_us);
+        }
+    }
+    p
+}
+
+impl PairedCoRun {
+    /// Pools `blocks` (at least one) of one configuration; `alone_k_us`: the other kernel
+    /// alone on as many groups (for its slowdown).
+    pub fn from_blocks(blocks: &[PairedBlock], tuning: Tuning, alone_k_us: f64) -> PairedCoRun {
+        let first = &blocks[0].coruns[0];
+        let w = first.workload;
+        let ratio_list: Vec<f64> = blocks.iter().map(|b| b.ratio).collect();
+        let alone_us: Vec<f64> = blocks.iter().flat_map(|b| b.alone_us).collect();
+        let corun_us: Vec<f64> = blocks.iter().flat_map(|b| b.corun_us).collect();
+        let coruns: Vec<&CoRun> = blocks.iter().flat_map(|b| &b.coruns).collect();
+        let request_list: Vec<Request> = coruns
+            .iter()
+            .flat_map(|c| c.requests.iter().copied())
+            .collect();
+        let mut gaps = Vec::new();
+        for c in &coruns {
+            for p in c.requests.windows(2) {
+                let (a, b) = (p[0].at_us + p[0].response_us, p[1].at_us + p[1].response_us);
+                gaps.push((b - a) / 1e3);
+            }
+        }
+        let mut prog = [0.0f64; 6];
+        for c in &coruns {
+            let q = progress(c);
+            for j in 0..4 {
+                prog[j] += q[j];
+            }
+        }
+        prog[4] = blocks.iter().map(|b| b.alone_barriers as f64).sum();
+        prog[5] = alone_us.iter().sum();
+        let rate = |b: f64, t: f64| if t > 0.0 { b / t } else { 0.0 };
+        let alone_rate = rate(prog[4], prog[5]);
+        let vs = |b: f64, t: f64| {
+            if alone_rate > 0.0 {
+                rate(b, t) / alone_rate
+            } else {
+                0.0
+            }
+        };
+        let exec: Vec<f64> = request_list.iter().map(|r| r.exec_us).collect();
+        let d_ms = median(&exec) / 1e3;
+        let p = w.period_ms;
+        let resp: Vec<f64> = request_list.iter().map(|r| r.response_us).collect();
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        PairedCoRun {
+            mechanism: first.mechanism.clone(),
+            barrier: first.barrier,
+            workload: w,
+            share: first.share,
+            groups_asked: first.requests.first().map_or(0, |r| r.groups),
+            tuning,
+            repetitions: blocks.len(),
+            slowdown: median(&ratio_list),
+            ratios: Spread::of(&ratio_list),
+            ratio_list,
+            ratio_of_means: mean(&corun_us) / mean(&alone_us),
+            alone: Spread::of(&alone_us),
+            corun: Spread::of(&corun_us),
+            alone_us,
+            corun_us,
+            requests: request_list.len(),
+            period_met_fraction: if request_list.is_empty() {
+                0.0
+            } else {
+                request_list.iter().filter(|r| r.period_met).count() as f64
+                    / request_list.len() as f64
+            },
+            achieved_period_ms: Spread::of(&gaps),
+            gather_us: Spread::of(&request_list.iter().map(|r| r.gather_us).collect::<Vec<_>>()),
+            exec_us: Spread::of(&exec),
+            start_latency_us: Spread::of(
+                &request_list
+                    .iter()
+                    .map(|r| r.start_latency_us)
+                    .collect::<Vec<_>>(),
+            ),
+            preemption_model: if d_ms < p {
+                p / (p - d_ms)
+            } else {
+                f64::INFINITY
+            },
+            other_slowdown: if alone_k_us > 0.0 {
+                median(&resp) / alone_k_us
+            } else {
+                0.0
+            },
+            barrier_rate_during_vs_alone: vs(prog[0], prog[1]),
+            barrier_rate_between_vs_alone: vs(prog[2], prog[3]),
+            progress: prog,
+            wrong_rounds: blocks.iter().map(|b| b.wrong_rounds).sum(),
+            request_list,
+        }
+    }
+
+    /// One line: slowdown with its spread, period, gather.
+    pub fn summary(&self) -> String {
+        format!(
+            "slowdown {:.3} (median of {} paired repetitions; {:.3}–{:.3}, quartiles {:.3}–{:.3}; ratio of means {:.3}), alone {:.0}–{:.0} ms, period met {:.2}, achieved period {:.1} ms (median; max {:.1}), gather median {:.1} µs, exec median {:.0} µs, P/(P-D) {:.3}, barrier rate vs alone {:.3} during / {:.3} between, {} requests, wrong {}",
+            self.slowdown,
+            self.repetitions,
+            self.ratios.min,
+            self.ratios.max,
+            self.ratios.q1,
+            self.ratios.q3,
+            self.ratio_of_means,
+            self.alone.min / 1e3,
+            self.alone.max / 1e3,
+            self.period_met_fraction,
+            self.achieved_period_ms.median,
+            self.achieved_period_ms.max,
+            self.gather_us.median,
+            self.exec_us.median,
+            self.preemption_model,
+            self.barrier_rate_during_vs_alone,
+            self.barrier_rate_between_vs_alone,
+            self.requests,
+            self.wrong_rounds
+        )
+    }
+}
+
+/// The matmul's size for a workload and whether it fits the period on a share
+/// ([`Multitasker::calibrate_for`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Calibration {
+    /// n (n×n floats, a multiple of 64): the size whose time on the whole GPU is nearest E.
+    pub n: u32,
+    /// Its time on the whole GPU, µs (median of 3).
+    pub full_gpu_us: f64,
+    /// Its time alone on the share's groups, µs (median of 3).
+    pub share_us: f64,
+    /// Groups of the share.
+    pub share_groups: u32,
+    /// `share_us` ≤ [`FIT_FRACTION`] × P: the period can be met on this share (beside the
+    /// cooperative kernel the matmul took up to 13 % longer on an H100, and the gather and the
+    /// launch come on top).
+    pub fits_period: bool,
+}
+
+/// The part of the period the matmul may take alone on its share for the share to count as
+/// able to meet the period ([`Calibration::fits_period`]).
+pub const FIT_FRACTION: f64 = 0.8;
 
 /// The cooperative BFS and the matmul on one GPU, sized so that a killed group's slot fits
 /// one matmul block exactly (`slots_per_sm` groups per SM, reserved by dynamic shared memory).
@@ -246,7 +543,10 @@ impl Multitasker {
         Ok(s[1].saturating_sub(s[0]) as f64 / 1e3)
     }
 
-    /// Sizes the matmul so that it takes `exec_ms` on every slot of the GPU; returns n.
+    /// Sizes the matmul so that it takes `exec_ms` on every slot of the GPU (seed 000 §5.2:
+    /// E is the other work's time on the whole GPU); returns n. n is a multiple of 64 (the
+    /// matmul's tile): the cube-root estimate, then whichever of it and its neighbours
+    /// measures (median of 3) nearest E.
     pub fn calibrate(&mut self, exec_ms: f64) -> Result<u32> {
         let all = self.groups();
         self.mm_n = 1024;
@@ -254,7 +554,7 @@ impl Multitasker {
         let t = self.matmul_alone(all)? / 1e3;
         let n = (1024.0 * (exec_ms / t).cbrt() / 64.0).round().max(1.0) * 64.0;
         self.mm_n = (n as u32).min(MAX_MM_N);
-        for _ in 0..3 {
+        for _ in 0..2 {
             let t = self.matmul_alone(all)? / 1e3;
             let n = (f64::from(self.mm_n) * (exec_ms / t).cbrt() / 64.0)
                 .round()
@@ -262,8 +562,144 @@ impl Multitasker {
                 * 64.0;
             self.mm_n = (n as u32).min(MAX_MM_N);
         }
+        let centre = self.mm_n;
+        let mut best = (f64::INFINITY, centre);
+        for n in [
+            centre.saturating_sub(64).max(64),
+            centre,
+            (centre + 64).min(MAX_MM_N),
+        ] {
+            self.mm_n = n;
+            let t = self.matmul_median(all)? / 1e3;
+            if (t - exec_ms).abs() < best.0 {
+                best = ((t - exec_ms).abs(), n);
+            }
+        }
+        self.mm_n = best.1;
         self.exec_alone.clear();
         Ok(self.mm_n)
+    }
+
+    /// The matmul's time on `blocks` blocks, median of 3, µs.
+    fn matmul_median(&mut self, blocks: u32) -> Result<f64> {
+        let v = [
+            self.matmul_alone(blocks)?,
+            self.matmul_alone(blocks)?,
+            self.matmul_alone(blocks)?,
+        ];
+        Ok(median(&v))
+    }
+
+    /// [`Multitasker::calibrate`] for `workload`, then its time alone on `share`: whether the
+    /// matmul the seed defines (E on the whole GPU) can meet the period on that share. On an
+    /// H100, heavy's (E = 10 ms) takes ~35 ms on a quarter alone and ~40 ms beside the BFS:
+    /// a quarter cannot meet P = 40 ms, as in the seed, which runs heavy on half (Table 3).
+    pub fn calibrate_for(&mut self, workload: Workload, share: Share) -> Result<Calibration> {
+        let n = self.calibrate(workload.exec_ms)?;
+        let all = self.groups();
+        let full_gpu_us = self.matmul_median(all)?;
+        let k = share.groups(all);
+        let share_us = self.matmul_median(k)?;
+        self.exec_alone = vec![(all, full_gpu_us), (k, share_us)];
+        Ok(Calibration {
+            n,
+            full_gpu_us,
+            share_us,
+            share_groups: k,
+            fits_period: share_us <= FIT_FRACTION * workload.period_ms * 1e3,
+        })
+    }
+
+    /// The smallest of quarter, half and all-but-one on which `workload`'s matmul fits its
+    /// period ([`Calibration::fits_period`]; all-but-one when none does), with its calibration
+    /// — the configuration seed 000 reports (Table 3: light and medium on a quarter, heavy on
+    /// half).
+    pub fn calibrate_share(&mut self, workload: Workload) -> Result<(Share, Calibration)> {
+        let mut last = None;
+        for share in [Share::Quarter, Share::Half, Share::AllButOne] {
+            let c = match last {
+                None => self.calibrate_for(workload, share)?,
+                Some((_, c)) => {
+                    let c: Calibration = c;
+                    let k = share.groups(self.groups());
+                    let share_us = self.matmul_median(k)?;
+                    self.exec_alone.push((k, share_us));
+                    Calibration {
+                        share_us,
+                        share_groups: k,
+                        fits_period: share_us <= FIT_FRACTION * workload.period_ms * 1e3,
+                        ..c
+                    }
+                }
+            };
+            if c.fits_period {
+                return Ok((share, c));
+            }
+            last = Some((share, c));
+        }
+        Ok(last.expect("three shares"))
+    }
+
+    /// The matmul's size (n×n).
+    pub fn matmul_n(&self) -> u32 {
+        self.mm_n
+    }
+
+    /// Sets the matmul's size (a multiple of 64, at most 6144), e.g. to another
+    /// [`Multitasker`]'s calibration.
+    pub fn set_matmul_n(&mut self, n: u32) -> Result<()> {
+        if n == 0 || n % 64 != 0 || n > MAX_MM_N {
+            return Err(Error::Input(format!(
+                "matmul size {n}: a multiple of 64 in 64..={MAX_MM_N}"
+            )));
+        }
+        if n != self.mm_n {
+            self.mm_n = n;
+            self.exec_alone.clear();
+        }
+        Ok(())
+    }
+
+    /// One repetition of a paired comparison ([`PairedBlock`]): alone, co-run, co-run, alone.
+    pub fn paired_block(
+        &mut self,
+        mode: BarrierMode,
+        workload: Workload,
+        share: Share,
+    ) -> Result<PairedBlock> {
+        let (a1, w1) = self.bfs_alone_report(mode)?;
+        let c1 = self.corun_cooperative(mode, workload, share)?;
+        let c2 = self.corun_cooperative(mode, workload, share)?;
+        let (a2, w2) = self.bfs_alone_report(mode)?;
+        let alone_us = [a1.elapsed_us, a2.elapsed_us];
+        let corun_us = [c1.corun_us, c2.corun_us];
+        Ok(PairedBlock {
+            ratio: (corun_us[0] + corun_us[1]) / (alone_us[0] + alone_us[1]),
+            alone_us,
+            corun_us,
+            alone_barriers: u64::from(a1.barriers) + u64::from(a2.barriers),
+            wrong_rounds: w1 + w2 + c1.wrong_rounds + c2.wrong_rounds,
+            coruns: vec![c1, c2],
+        })
+    }
+
+    /// The co-run measured with `reps` paired repetitions ([`PairedBlock`], at least one),
+    /// pooled into a [`PairedCoRun`]. `tuning` is recorded (set it on the app before).
+    pub fn paired_corun(
+        &mut self,
+        mode: BarrierMode,
+        workload: Workload,
+        share: Share,
+        reps: usize,
+        tuning: Tuning,
+    ) -> Result<PairedCoRun> {
+        let mut blocks = Vec::new();
+        for _ in 0..reps.max(1) {
+            blocks.push(self.paired_block(mode, workload, share)?);
+        }
+        let k = share.groups(self.groups());
+        let alone_k = self.exec_alone_us(k)?;
+        Ok(PairedCoRun::from_blocks(&blocks, tuning, alone_k))
     }
 
     /// The matmul's device time alone on `blocks` blocks (measured once per size), µs.
@@ -563,19 +999,23 @@ pub struct MultitaskResult {
     pub matmul_n: u32,
     /// Its measured time on the whole GPU, µs.
     pub matmul_full_gpu_us: f64,
-    /// BFS alone: persistent, cooperative (this barrier), µs.
+    /// The calibration on the requested share (whether the matmul can meet the period there).
+    pub calibration: Calibration,
+    /// The persistent app alone (median of the repetitions' launches), µs.
     pub persistent_us: f64,
-    /// The cooperative BFS alone, µs.
+    /// The cooperative app alone (median of the paired repetitions' alone launches), µs.
     pub cooperative_alone_us: f64,
-    /// The co-run.
-    pub corun: CoRun,
+    /// The co-run, measured with paired launches.
+    pub corun: PairedCoRun,
 }
 
 /// One multitasking experiment (what `occupant multitask --backend cuda` runs): the cooperative
 /// BFS over `graph` (`rounds` traversals from `sources`) with `barrier` resizing barriers,
 /// while a matmul of E = `workload.exec_ms` on the whole GPU is requested every
-/// `workload.period_ms` on `share` of the groups. Block 256 threads, 2 groups per SM.
+/// `workload.period_ms` on `share` of the groups; `reps` paired repetitions (alone, co-run,
+/// co-run, alone). Block 256 threads, 2 groups per SM.
 /// Set `CUDA_MODULE_LOADING=EAGER` before the process opens the GPU.
+#[allow(clippy::too_many_arguments)]
 pub fn run_multitask(
     gpu: &Gpu,
     graph: &Csr,
@@ -584,6 +1024,7 @@ pub fn run_multitask(
     barrier: BarrierMode,
     workload: Workload,
     share: Share,
+    reps: usize,
 ) -> Result<MultitaskResult> {
     if barrier == BarrierMode::Persistent {
         return Err(Error::Input(
@@ -591,17 +1032,19 @@ pub fn run_multitask(
         ));
     }
     let bfs = GpuBfs::new(gpu, graph, sources, rounds)?;
-    run_multitask_kernel(gpu, Box::new(bfs), barrier, workload, share)
+    run_multitask_kernel(gpu, Box::new(bfs), barrier, workload, share, reps)
 }
 
 /// The same experiment with any cooperative application (what `occupant multitask --backend
-/// cuda --app A` runs for every app): alone persistent and cooperative, then the co-run.
+/// cuda --app A` runs for every app): the matmul calibrated (E on the whole GPU, and its time
+/// on the share), the persistent app alone, then `reps` paired repetitions of the co-run.
 pub fn run_multitask_kernel(
     gpu: &Gpu,
     app: Box<dyn CoopKernel>,
     barrier: BarrierMode,
     workload: Workload,
     share: Share,
+    reps: usize,
 ) -> Result<MultitaskResult> {
     if barrier == BarrierMode::Persistent {
         return Err(Error::Input(
@@ -610,25 +1053,29 @@ pub fn run_multitask_kernel(
     }
     let name = app.name();
     let mut m = Multitasker::for_kernel(gpu, app, 256, 2)?;
-    let matmul_n = m.calibrate(workload.exec_ms)?;
+    let calibration = m.calibrate_for(workload, share)?;
     let all = m.groups();
-    let matmul_full_gpu_us = m.exec_alone_us(all)?;
-    let (persistent_us, w0) = m.bfs_alone(BarrierMode::Persistent)?;
-    let (cooperative_alone_us, w1) = m.bfs_alone(barrier)?;
-    if w0 + w1 != 0 {
-        return Err(Error::Resource(format!(
-            "{name} alone gave {w0} (persistent) and {w1} (cooperative) wrong rounds"
-        )));
+    let mut persistent = Vec::new();
+    for _ in 0..reps.max(1) {
+        let (us, w) = m.bfs_alone(BarrierMode::Persistent)?;
+        if w != 0 {
+            return Err(Error::Resource(format!(
+                "{name} alone (persistent) gave {w} wrong rounds"
+            )));
+        }
+        persistent.push(us);
     }
-    let corun = m.corun_cooperative(barrier, workload, share)?;
+    let tuning = m.bfs.tuning();
+    let corun = m.paired_corun(barrier, workload, share, reps, tuning)?;
     Ok(MultitaskResult {
         app: name.to_string(),
         device: gpu.info().name.clone(),
         groups: all,
-        matmul_n,
-        matmul_full_gpu_us,
-        persistent_us,
-        cooperative_alone_us,
+        matmul_n: calibration.n,
+        matmul_full_gpu_us: calibration.full_gpu_us,
+        calibration,
+        persistent_us: median(&persistent),
+        cooperative_alone_us: corun.alone.median,
         corun,
     })
 }
@@ -667,4 +1114,99 @@ fn run_beside(
     let report = s.finish(Duration::from_secs(60));
     outcome?;
     Ok((requests, done_at, report?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(elapsed_us: f64) -> CoopReport {
+        CoopReport {
+            groups: 8,
+            block_threads: 256,
+            killed: 0,
+            forked: 0,
+            joiners_launched: 0,
+            joiners_exited: 0,
+            barriers: 0,
+            active_at_end: 8,
+            elapsed_us,
+            state_addr: 0,
+        }
+    }
+
+    /// A co-run of `us` with requests at 0, 40, 80 ms (exec 10 ms, 100 barriers during each,
+    /// 300 between).
+    fn corun(us: f64) -> CoRun {
+        let requests: Vec<Request> = (0..3u32)
+            .map(|i| Request {
+                groups: 2,
+                gather_us: 50.0,
+                exec_us: 10_000.0,
+                response_us: 10_200.0,
+                start_latency_us: 200.0,
+                period_met: i != 2,
+                at_us: f64::from(i) * 40_000.0,
+                barriers_at_request: i * 400,
+                barriers_at_done: i * 400 + 100,
+            })
+            .collect();
+        CoRun {
+            mechanism: "cooperative".into(),
+            barrier: BarrierMode::Query,
+            workload: WORKLOADS[1],
+            share: Share::Quarter,
+            requests,
+            alone_us: 0.0,
+            corun_us: us,
+            slowdown: 0.0,
+            preemption_model: 0.0,
+            period_met_fraction: 0.0,
+            achieved_period_ms: 0.0,
+            median_gather_us: 0.0,
+            median_start_latency_us: 0.0,
+            other_slowdown: 0.0,
+            wrong_rounds: 0,
+            report: report(us),
+        }
+    }
+
+    fn block(alone: [f64; 2], co: [f64; 2]) -> PairedBlock {
+        PairedBlock {
+            alone_us: alone,
+            corun_us: co,
+            ratio: (co[0] + co[1]) / (alone[0] + alone[1]),
+            alone_barriers: ((alone[0] + alone[1]) / 100.0) as u64, // 1 barrier per 100 µs
+            coruns: vec![corun(co[0]), corun(co[1])],
+            wrong_rounds: 0,
+        }
+    }
+
+    #[test]
+    fn paired_blocks_pool_into_median_ratio_spread_and_rates() {
+        let blocks = [
+            block([100.0, 100.0], [110.0, 110.0]),
+            block([200.0, 200.0], [200.0, 220.0]),
+            block([100.0, 300.0], [400.0, 400.0]),
+        ];
+        let r = PairedCoRun::from_blocks(&blocks, Tuning::CORUN, 5_000.0);
+        assert_eq!(r.repetitions, 3);
+        assert!((r.slowdown - 1.1).abs() < 1e-12, "{}", r.slowdown);
+        assert!((r.ratios.min - 1.05).abs() < 1e-12 && (r.ratios.max - 2.0).abs() < 1e-12);
+        // Means: co-runs 1440/6 = 240, alone 1000/6.
+        assert!((r.ratio_of_means - 1.44).abs() < 1e-12);
+        assert_eq!((r.alone.min, r.alone.max), (100.0, 300.0));
+        assert_eq!(r.requests, 18);
+        assert!((r.period_met_fraction - 2.0 / 3.0).abs() < 1e-12);
+        // Completions 40 ms apart within each co-run.
+        assert!((r.achieved_period_ms.median - 40.0).abs() < 1e-9);
+        assert_eq!(r.achieved_period_ms.n, 12);
+        // 100 barriers per 10.2 ms during, 300 per 29.8 ms between; alone 1 per 100 µs.
+        assert!((r.barrier_rate_during_vs_alone - 100.0 / 10_200.0 * 100.0).abs() < 1e-9);
+        assert!((r.barrier_rate_between_vs_alone - 300.0 / 29_800.0 * 100.0).abs() < 1e-9);
+        assert!((r.preemption_model - 40.0 / 30.0).abs() < 1e-12);
+        assert!((r.other_slowdown - 10_200.0 / 5_000.0).abs() < 1e-12);
+        assert_eq!(r.tuning, Tuning::CORUN);
+        assert!(r.summary().contains("slowdown 1.100"));
+    }
 }

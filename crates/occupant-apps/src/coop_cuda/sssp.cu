@@ -42,5 +42,6 @@ extern "C" __global__ void coop_sssp(occ::coop::State* st, occ::coop::Mailbox* m
   occ_app::FrontierBody<occ_app::SsspEdge> body = {
       {offsets, targets, weights, dist, inq}, n, sources, num_sources, rounds, dist, fa, fb, lens,
       checks};
-  occ_app::phase_loop(g, mode, body, lens + 4);  // lens[4..5]: the claim counters
+  // lens[32..33]: the claim counters (OCC_APP_CLAIMS_NEAR: lens[4..5], the old layout).
+  occ_app::phase_loop(g, mode, body, lens + ((mode & OCC_APP_CLAIMS_NEAR) != 0u ? 4 : 32));
 }

@@ -4,7 +4,7 @@ use super::rng::SplitMix;
 use super::wait::Wait;
 use crate::model::{Error, WaitSite};
 use crossbeam_utils::Backoff;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -22,10 +22,13 @@ pub(crate) fn unwind(why: Unwind) -> ! {
     std::panic::resume_unwind(Box::new(why))
 }
 
-/// What every group of one launch shares: the abort flag, the first failure, and where groups
-/// were waiting when the launch was aborted.
+/// What every group of one launch shares: the abort flag, the progress counter, the first
+/// failure, and where groups were waiting when the launch was aborted.
 pub(crate) struct LaunchState {
     abort: AtomicBool,
+    /// Waits of the launch that ended because their condition came true (bumped by
+    /// [`progressed`](Self::progressed)); a [`Deadline`] restarts whenever it moves.
+    progress: AtomicU64,
     timeout: Duration,
     failure: Mutex<Option<Error>>,
     waiting: Mutex<Vec<WaitSite>>,
@@ -36,6 +39,7 @@ impl LaunchState {
     pub(crate) fn new(timeout: Duration, adversarial: bool) -> Self {
         Self {
             abort: AtomicBool::new(false),
+            progress: AtomicU64::new(0),
             timeout,
             failure: Mutex::new(None),
             waiting: Mutex::new(Vec::new()),
@@ -53,9 +57,22 @@ impl LaunchState {
         self.adversarial
     }
 
-    /// The watchdog's wait timeout of this launch.
-    pub(crate) fn timeout(&self) -> Duration {
-        self.timeout
+    /// Records that a wait of this launch ended with its condition true (it had to wait: its
+    /// first check failed). Every waiting [`Deadline`] of the launch starts over.
+    #[inline]
+    pub(crate) fn progressed(&self) {
+        self.progress.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Fails the launch with [`Error::Deadlock`] in `primitive` (the waits that see the abort
+    /// flag record where they were).
+    pub(crate) fn fail_deadlock(&self, primitive: &str) {
+        self.fail(Error::Deadlock {
+            primitive: primitive.to_string(),
+            waiting: Vec::new(),
+            not_started: 0,
+            timeout_ms: self.timeout.as_millis() as u64,
+        });
     }
 
     /// Records `err` if it is the launch's first failure, and aborts every group.
@@ -101,11 +118,48 @@ impl LaunchState {
     }
 }
 
+/// The watchdog's deadline of one wait: it expires when the launch went the whole timeout
+/// without progress — no wait of the launch ended because its condition came true — not when
+/// this wait alone lasted the timeout. A long legitimate wait (a master joining a region of a
+/// thousand team barriers, a group at the end of a chain of waits) goes on while others get
+/// through theirs; a deadlock, where nobody gets through, is still reported one timeout after
+/// the last progress.
+pub(crate) struct Deadline<'a> {
+    state: &'a LaunchState,
+    seen: u64,
+    since: Instant,
+}
+
+impl<'a> Deadline<'a> {
+    /// A deadline that starts now.
+    pub(crate) fn new(state: &'a LaunchState) -> Self {
+        Self {
+            state,
+            seen: state.progress.load(Ordering::Relaxed),
+            since: Instant::now(),
+        }
+    }
+
+    /// Whether the launch made no progress for longer than the timeout since this deadline
+    /// started or last saw progress (seeing progress restarts it).
+    pub(crate) fn expired(&mut self) -> bool {
+        let p = self.state.progress.load(Ordering::Relaxed);
+        let now = Instant::now();
+        if p != self.seen {
+            self.seen = p;
+            self.since = now;
+            return false;
+        }
+        now.duration_since(self.since) > self.state.timeout
+    }
+}
+
 /// The CPU backend's wait policy, one per work-group: spins with `crossbeam_utils::Backoff`,
 /// then yields the thread; watches the launch's abort flag and the watchdog deadline.
 ///
-/// When a wait lasts longer than the watchdog's timeout, the launch is aborted with
-/// [`Error::Deadlock`]; every other waiting group sees the abort flag and leaves too. Leaving
+/// When a wait sees the launch go longer than the watchdog's timeout without progress (no
+/// wait of the launch ended: a [`Deadline`]), the launch is aborted with [`Error::Deadlock`];
+/// every other waiting group sees the abort flag and leaves too. Leaving
 /// means unwinding the work-item, so [`Wait::spin_until`] returns only when its condition holds.
 pub struct CpuWaiter<'a> {
     state: &'a LaunchState,
@@ -147,15 +201,20 @@ impl<'a> CpuWaiter<'a> {
     }
 }
 
-impl Wait for CpuWaiter<'_> {
-    fn spin_until<F: FnMut() -> bool>(&self, primitive: &'static str, mut cond: F) {
+impl CpuWaiter<'_> {
+    /// [`Wait::spin_until`]; a wait that had to wait and ends counts as the launch's progress
+    /// when `progress` is set.
+    fn spin<F: FnMut() -> bool>(&self, primitive: &'static str, progress: bool, mut cond: F) {
         if cond() {
             return;
         }
         let backoff = Backoff::new();
-        let mut started: Option<Instant> = None;
+        let mut deadline: Option<Deadline<'_>> = None;
         loop {
             if cond() {
+                if progress {
+                    self.state.progressed();
+                }
                 return;
             }
             self.check_abort(primitive);
@@ -168,17 +227,26 @@ impl Wait for CpuWaiter<'_> {
             }
             // Past the spinning phase: give the core away, and watch the deadline.
             std::thread::yield_now();
-            let now = Instant::now();
-            let since = *started.get_or_insert(now);
-            if now.duration_since(since) > self.state.timeout {
-                self.state.fail(Error::Deadlock {
-                    primitive: primitive.to_string(),
-                    waiting: Vec::new(),
-                    not_started: 0,
-                    timeout_ms: self.state.timeout.as_millis() as u64,
-                });
+            if deadline
+                .get_or_insert_with(|| Deadline::new(self.state))
+                .expired()
+            {
+                self.state.fail_deadlock(primitive);
                 self.check_abort(primitive);
             }
         }
+    }
+}
+
+impl Wait for CpuWaiter<'_> {
+    fn spin_until<F: FnMut() -> bool>(&self, primitive: &'static str, cond: F) {
+        self.spin(primitive, true, cond)
+    }
+
+    /// A retry after a failed attempt is no progress: a lock-free loop that keeps failing must
+    /// not keep the launch's deadlines alive.
+    fn pause(&self, primitive: &'static str) {
+        let mut first = true;
+        self.spin(primitive, false, || !std::mem::replace(&mut first, false));
     }
 }

@@ -158,6 +158,46 @@ impl Gpu {
         Ok(m)
     }
 
+    /// Sets aside up to `bytes` of the L2 cache for persisting accesses (`cuCtxSetLimit`,
+    /// `CU_LIMIT_PERSISTING_L2_CACHE_SIZE`): lines loaded with an L2 `evict_last` policy (or
+    /// under an access policy window) are then kept there against other traffic, e.g. another
+    /// kernel streaming through L2; normal accesses use the portion while persisting ones do
+    /// not. Returns the size set: `bytes` clamped to the device's maximum (0 where it has
+    /// none).
+    pub fn set_persisting_l2(&self, bytes: usize) -> Result<usize> {
+        let ctx = &self.shared.ctx;
+        ctx.bind_to_thread()
+            .map_err(|e| driver_err("cuCtxSetCurrent", e))?;
+        let max = ctx
+            .attribute(A::CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE)
+            .map_err(|e| driver_err("cuDeviceGetAttribute", e))?
+            .max(0) as usize;
+        let b = bytes.min(max);
+        // SAFETY: the context is current; the limit is a plain value.
+        unsafe {
+            cudarc::driver::sys::cuCtxSetLimit(
+                cudarc::driver::sys::CUlimit::CU_LIMIT_PERSISTING_L2_CACHE_SIZE,
+                b,
+            )
+        }
+        .result()
+        .map_err(|e| driver_err("cuCtxSetLimit", e))?;
+        Ok(b)
+    }
+
+    /// Demotes every persisting line in L2 to normal (`cuCtxResetPersistingL2Cache`), so that
+    /// what ran with [`Gpu::set_persisting_l2`] leaves nothing held behind.
+    pub fn reset_persisting_l2(&self) -> Result<()> {
+        self.shared
+            .ctx
+            .bind_to_thread()
+            .map_err(|e| driver_err("cuCtxSetCurrent", e))?;
+        // SAFETY: the context is current.
+        unsafe { cudarc::driver::sys::cuCtxResetPersistingL2Cache() }
+            .result()
+            .map_err(|e| driver_err("cuCtxResetPersistingL2Cache", e))
+    }
+
     /// Waits until all work queued on this device's stream is done.
     pub fn synchronize(&self) -> Result<()> {
         self.shared

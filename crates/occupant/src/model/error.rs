@@ -37,14 +37,17 @@ pub enum Error {
         limit: usize,
     },
 
-    /// The watchdog saw work-groups wait past the deadline: the launch could not make progress.
+    /// The watchdog saw work-groups wait past the deadline: the launch could not make progress
+    /// (on the CPU backend: no wait of the launch got through for the whole timeout; on CUDA:
+    /// one wait lasted the timeout).
     ///
     /// `waiting` names the groups that were blocked and in which primitive; `not_started`
     /// counts groups that never got a compute unit (the occupancy-bound model at work).
-    #[error("deadlock in {primitive}: a wait exceeded {timeout_ms} ms with {} work-group(s) blocked ({}){}; on a GPU this would hang — use occupancy discovery so that only co-occupant groups synchronise",
+    #[error("deadlock in {primitive}: a wait went {timeout_ms} ms without progress, with {} work-group(s) blocked ({}){}; on a GPU this would hang — {}",
         waiting.len(),
         summarize_sites(waiting, primitive),
-        if *not_started > 0 { format!(", {not_started} group(s) never started") } else { String::new() })]
+        if *not_started > 0 { format!(", {not_started} group(s) never started") } else { String::new() },
+        deadlock_advice(primitive))]
     Deadlock {
         /// The primitive whose wait first expired.
         primitive: String,
@@ -126,6 +129,16 @@ pub enum Error {
 }
 
 /// Up to six wait sites, those in `first` (the primitive whose wait expired) first.
+/// What to do about a deadlock in `primitive`: a fork-join team waits only for its own threads
+/// (a thread that skips a construct of its region), every other primitive for other groups
+/// (groups that are not co-occupant).
+fn deadlock_advice(primitive: &str) -> &'static str {
+    match primitive {
+        "fork-join" | "fork_join" => "every thread of a parallel region must reach each of the region's barriers, worksharing loops, singles and reductions in the same order (docs/FORKJOIN.md); a team waits only for its own threads, so occupancy discovery does not help",
+        _ => "use occupancy discovery so that only co-occupant groups synchronise",
+    }
+}
+
 fn summarize_sites(sites: &[WaitSite], first: &str) -> String {
     const SHOW: usize = 6;
     let ordered = sites

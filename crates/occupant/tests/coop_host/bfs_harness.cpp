@@ -2,7 +2,7 @@
 // a scheduler thread takes 1, N/4, N/2, N-1 groups in turn and gives them back as new threads
 // (occupant-apps tests/coop_bfs_protocol.rs). Checks every round's (reached, distance sum)
 // against a sequential BFS / Dijkstra. Usage: bfs_harness MODE(1 regular | 2 query, + 4: the
-// dynamic distribution, claim counters lens[4..5]) W H ROUNDS
+// dynamic distribution, claim counters lens[32..33]) W H ROUNDS
 // [APP(0 bfs | 1 sssp)]
 #include <cstdlib>
 #include <deque>
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<unsigned> sources = {0u, n / 2u, n - 1u, 7u % n};
-  std::vector<unsigned> dist(n), fa(n), fb(n), lens(8, 0u), inq(n, 0u);
+  std::vector<unsigned> dist(n), fa(n), fb(n), lens(64, 0u), inq(n, 0u);
   std::vector<unsigned long long> checks(2 * rounds, 0ull);
   occ_host::Coop c = occ_host::make(N);
   coop::State* st = c.st;

@@ -7,10 +7,9 @@
 //! re-checks its condition after each round. A wait that outlives the launch's watchdog
 //! timeout fails the launch with `Error::Deadlock` (primitive `fork-join`).
 
-use crate::cpu::watchdog::{unwind, Unwind};
+use crate::cpu::watchdog::{unwind, Deadline, Unwind};
 use crate::cpu::WorkItem;
 use crate::Error;
-use std::time::Instant;
 
 /// The primitive name reported in `Error::Deadlock` (the twin of CUDA's `occ::ForkJoin`).
 pub const PRIMITIVE: &str = "fork-join";
@@ -26,20 +25,16 @@ pub(crate) fn wait_for(item: &WorkItem<'_>, mut cond: impl FnMut() -> bool) {
     if cond() {
         return;
     }
-    let start = Instant::now();
+    let state = item.info.state;
+    let mut deadline = Deadline::new(state);
     loop {
         step(item);
         if cond() {
+            state.progressed();
             return;
         }
-        let state = item.info.state;
-        if start.elapsed() > state.timeout() {
-            state.fail(Error::Deadlock {
-                primitive: PRIMITIVE.to_string(),
-                waiting: Vec::new(),
-                not_started: 0,
-                timeout_ms: state.timeout().as_millis() as u64,
-            });
+        if deadline.expired() {
+            state.fail_deadlock(PRIMITIVE);
             item.waiter().check_abort(PRIMITIVE);
         }
     }

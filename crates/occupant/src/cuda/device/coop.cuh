@@ -93,6 +93,21 @@
 #ifndef OCC_COOP_CASCADE_NS
 #define OCC_COOP_CASCADE_NS 20000  // regular variant: how long a wanted group waits to be the top
 #endif
+// Throttled polls while groups are lent (experiment, off by default): when the kernel runs
+// with fewer groups than N (another kernel has the rest), a waiter that polled the arrival word
+// and saw `missing` arrivals still to come sleeps min(missing << OCC_COOP_POLL_PAUSE_SHIFT,
+// OCC_COOP_POLL_PAUSE_MAX_NS) ns (__nanosleep) before the next poll, when that is at least
+// OCC_COOP_POLL_PAUSE_MIN_NS: fewer loads on the arrival word's L2 slice while the other
+// kernel's traffic shares it. Alone (M = N) the barrier is unchanged.
+#ifndef OCC_COOP_POLL_PAUSE_SHIFT
+#define OCC_COOP_POLL_PAUSE_SHIFT -1
+#endif
+#ifndef OCC_COOP_POLL_PAUSE_MAX_NS
+#define OCC_COOP_POLL_PAUSE_MAX_NS 1000
+#endif
+#ifndef OCC_COOP_POLL_PAUSE_MIN_NS
+#define OCC_COOP_POLL_PAUSE_MIN_NS 64
+#endif
 #ifndef OCC_COOP_REPORT_EVERY
 #define OCC_COOP_REPORT_EVERY 64  // the master writes Mailbox::barriers every this many barriers
 #endif
@@ -165,7 +180,7 @@ struct Group {
   u32 epoch;   // the barrier epoch this group was last released with (or joined in)
   u32 tgt;     // the target that came with it (clamped to 65535): the regular variant's kills
   u32 lt;      // the arrival count L at which the current barrier completes
-  u32 pad;
+  u32 limit;   // N (State::limit), read at entry: the throttled polls' "groups are lent"
   u32 pend[2];     // master only: events of a slow barrier of each parity, to clear from W
   u32 pend_qk[2];  // master only: ... once qk_exited reaches this (its query kills have left)
 };
@@ -221,8 +236,9 @@ __device__ __forceinline__ void fence_acquire_gpu() {
 /// every 16 polls, then fence.acquire.gpu; past OCC_FAST_SPIN_NS occ::wait_until owns the
 /// deadline). `w`: in, the value its arrival returned; out, the completed snapshot. On a GPU
 /// with more groups than SMs it pauses ~300 cycles before the first poll, as LeanBarrier: polls
-/// would slow the arrivals still coming.
-__device__ __forceinline__ bool wait_arrivals(State* s, u32 lt, u32 groups, u64& w) {
+/// would slow the arrivals still coming. `throttle`: groups are lent (OCC_COOP_POLL_PAUSE_SHIFT).
+__device__ __forceinline__ bool wait_arrivals(State* s, u32 lt, u32 groups, u64& w,
+                                              bool throttle) {
   if (reached(word_l(w), lt)) return true;  // the last arrival: its atom acquired every other
 #ifdef __CUDA_ARCH__
   unsigned nsm;
@@ -240,6 +256,13 @@ __device__ __forceinline__ bool wait_arrivals(State* s, u32 lt, u32 groups, u64&
       fence_acquire_gpu();
       return true;
     }
+    if (OCC_COOP_POLL_PAUSE_SHIFT >= 0 && throttle) {
+      const u32 missing = lt - word_l(w);
+      const u32 ns = missing > 0xffffu ? (u32)OCC_COOP_POLL_PAUSE_MAX_NS
+                     : missing << (OCC_COOP_POLL_PAUSE_SHIFT >= 0 ? OCC_COOP_POLL_PAUSE_SHIFT : 0);
+      if (ns >= (u32)OCC_COOP_POLL_PAUSE_MIN_NS)
+        __nanosleep(ns < (u32)OCC_COOP_POLL_PAUSE_MAX_NS ? ns : (u32)OCC_COOP_POLL_PAUSE_MAX_NS);
+    }
     if (given_up) return false;
     if ((i & 15u) != 0u) continue;
     if (((i >> 4) & 7u) == 0u && aborted()) {
@@ -250,6 +273,7 @@ __device__ __forceinline__ bool wait_arrivals(State* s, u32 lt, u32 groups, u64&
   }
 #else
   (void)groups;
+  (void)throttle;
 #endif
   return wait_until(Prim::ResizingBarrier, [s, lt, &w] {
     w = ld_acquire(&s->bar_count);
@@ -311,9 +335,9 @@ __device__ bool enter(Group& g, State* st, Mailbox* mb) {
     g.s = st;
     g.mb = mb;
     g.poll_ns = 0ull;
-    g.pad = 0u;
     g.pend[0] = g.pend[1] = g.pend_qk[0] = g.pend_qk[1] = 0u;
     State* s = st;
+    g.limit = ld_relaxed(&s->limit);
     g.flag = 0u;
     const u32 t = atomic_add_relaxed(&s->tickets, 1u);
     if (t < ld_relaxed(&s->initial)) {
@@ -524,7 +548,7 @@ __device__ bool barrier_impl(Group& g, u32 mode) {
                         (htc != g.tgt || ja != jg || (mode == 3u && g.m > (htc == 0u ? 1u : htc)));
       const u64 add = ARRIVE + (hold ? event_word(e) : 0ull);
       u64 w = atomic_add_acq_rel(&s->bar_count, add) + add;
-      if (!wait_arrivals(s, lt, g.m, w)) alive = 0u;
+      if (!wait_arrivals(s, lt, g.m, w, mode >= 2u && g.m < g.limit)) alive = 0u;
       const bool slow = word_events(w, e) != 0u;
       const u32 q = (e + 1u) & 1u;
       if (alive && master && g.pend[q] != 0u &&

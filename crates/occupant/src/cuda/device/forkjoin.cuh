@@ -102,6 +102,15 @@
 #ifndef OCC_FJ_DEBUG
 #define OCC_FJ_DEBUG 0
 #endif
+// OCC_FJ_LONE_INLINE (opt-in, measured: docs/FORKJOIN.md "Shape"): in a block of 32 W + 1
+// threads (a one-thread master warp) the master thread runs its fork and join barriers inline
+// (no call, no warp sync), then loads a shared word and branches on it, so that nothing after
+// the join - a clock64 read included, which may otherwise execute before an inline
+// barrier.sync has completed - runs before the join completed. A runtime test of the shape:
+// blocks of 32 (W + 1) threads pay it (+33 cycles per region measured), hence opt-in.
+#ifndef OCC_FJ_LONE_INLINE
+#define OCC_FJ_LONE_INLINE 0
+#endif
 
 namespace occ {
 namespace fj {
@@ -832,7 +841,11 @@ class Master {
   __device__ explicit Master(Team& team)
       : team_(team), stack_(team.stack), spill_(team.spill), stack_bytes_(team.stack_bytes),
         spill_bytes_(team.spill_bytes), sp_(team.sp), spill_sp_(team.spill_sp), gen_(team.gen),
-        workers_(team.workers), slots_(detail::shared_address(&team.slot[0])) {}
+        workers_(team.workers), slots_(detail::shared_address(&team.slot[0])) {
+#if OCC_FJ_LONE_INLINE
+    lone_ = blockDim.x % WARP == 1u;
+#endif
+  }
 
   /// Worker threads in the pool (32 * worker warps): the most a region can have.
   __device__ __forceinline__ unsigned max_threads() const { return workers_; }
@@ -997,9 +1010,28 @@ class Master {
     // the hand-off is a barrier.sync on both sides.
     // Fork and join, with the master warp's lanes 1-31 at the same instructions (see
     // detail::master_warp_fork_join): join = the active warps + the master warp.
-    // (A one-thread master warp's own two inlined barrier.sync were measured wrong: a join
-    // returned before a region of 1000 team barriers ended - docs/FORKJOIN.md, "Shape".)
+    // (A one-thread master warp's own two inlined barrier.sync looked wrong - a join "returned"
+    // before a region of 1000 team barriers ended - but only the timer was: a clock64 read
+    // right after an inline barrier.sync runs before the barrier completes, while loads after
+    // it are ordered (branch i8-fj-floor, the cost probe's jointime rows; docs/FORKJOIN.md,
+    // "Shape"). OCC_FJ_LONE_INLINE is that path.)
+#if OCC_FJ_LONE_INLINE
+    if (lone_) {
+      // The master warp is this thread: its own barriers, inline. Then a load of the slot's
+      // first word and a branch on it: nothing after this can run before the join completed
+      // (the barrier orders the load; the branch waits for the load).
+      named_sync(POOL_BARRIER, workers_ + WARP);
+      named_sync(JOIN_BARRIER, warps * WARP + WARP);
+      const unsigned at = slots_ + (gen & 1u) * (unsigned)sizeof(Team::Slot);
+      unsigned v;
+      asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v) : "r"(at) : "memory");
+      if (v == 0u) __trap();  // the slot holds this region's id (>= 1)
+    } else {
+      detail::master_warp_fork_join(slots_, gen, workers_ + WARP, false);
+    }
+#else
     detail::master_warp_fork_join(slots_, gen, workers_ + WARP, false);
+#endif
     if constexpr (!detail::ConstCall<R>::value) {
       // Shared members: copy the region's copy back (a const region cannot have changed).
       if constexpr (detail::Fits<R>::value) {  // (non-const: in the slot's shared words)
@@ -1024,6 +1056,9 @@ class Master {
   unsigned char* spill_;
   unsigned stack_bytes_, spill_bytes_, sp_, spill_sp_, gen_, workers_;
   unsigned slots_;  // shared-window address of team.slot[0] (the master warp's loads)
+#if OCC_FJ_LONE_INLINE
+  bool lone_;  // a one-thread master warp (blocks of 32 W + 1 threads)
+#endif
 };
 
 namespace detail {

@@ -37,12 +37,29 @@ pub fn semantics_shape(
     n_small: u32,
     lone_master: bool,
 ) -> Result<Semantics> {
+    semantics_with(gpu, blocks, warps, n_small, lone_master, &[])
+}
+
+/// [`semantics_shape`] with the test program compiled with `defines` (`NAME` or `NAME=VALUE`:
+/// a protocol variant of the device library, e.g. `OCC_FJ_CACHE=1`).
+pub fn semantics_with(
+    gpu: &Gpu,
+    blocks: usize,
+    warps: usize,
+    n_small: u32,
+    lone_master: bool,
+    defines: &[String],
+) -> Result<Semantics> {
     if !(1..=31).contains(&warps) || blocks == 0 {
         return Err(Error::InvalidLaunch(format!(
             "fork-join blocks have 1..=31 worker warps (got {warps}) and there is at least one block"
         )));
     }
-    let m = gpu.compile("forkjoin_tests.cu", TESTS_CU, &CompileOptions::default())?;
+    let opts = CompileOptions {
+        options: defines.iter().map(|d| format!("-D{d}")).collect(),
+        ..CompileOptions::default()
+    };
+    let m = gpu.compile("forkjoin_tests.cu", TESTS_CU, &opts)?;
     let out = gpu.alloc_zeroed::<i64>(blocks * SEMANTICS_CHECKS)?;
     let hits = gpu.alloc_zeroed::<u32>(blocks * 3 * SEMANTICS_HITS)?;
     let spill_per_block = 8192u32;

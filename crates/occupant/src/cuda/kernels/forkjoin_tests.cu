@@ -153,7 +153,7 @@ struct BigConst {
       MinDown, BigConst
 
 // `n_small` is the thread count of the partial-warp regions (e.g. 40: one full warp + 8 lanes).
-extern "C" __global__ void fj_semantics(long long* out, unsigned* hits, int hits_len,
+extern "C" __global__ void __launch_bounds__(1024) fj_semantics(long long* out, unsigned* hits, int hits_len,
                                         unsigned char* spill, unsigned spill_per_block,
                                         unsigned n_small) {
   __shared__ occ::fj::Team team;
@@ -206,5 +206,57 @@ extern "C" __global__ void fj_semantics(long long* out, unsigned* hits, int hits
     BigConst big{};
     for (int i = 0; i < 20; ++i) big.vals[i] = i;
     o[19] = (long long)m.parallel_sum(n_small, big);
+  });
+}
+
+// fj_descriptors: regions forked again with the same words, with other words, after another
+// region type, after a non-const region, with fewer threads and under another reduction - the
+// cases where a worker may reuse the descriptor it holds (OCC_FJ_CACHE) or must load it.
+// out[block * 16 + i] = the i-th result; the host computes the expected values.
+struct DescV {
+  int v;
+  __device__ int operator()(occ::fj::Thread&) const { return v; }
+};
+struct DescW {
+  long long a;
+  int b;
+  __device__ int operator()(occ::fj::Thread& t) const { return (int)a + b + (int)(t.thread_num() & 1u); }
+};
+struct DescShared {
+  int hits;
+  __device__ void operator()(occ::fj::Thread& t) {
+    if (t.thread_num() == 0u) hits += 1;
+  }
+};
+#define FJ_DESC_REGIONS DescV, DescW, DescShared
+
+extern "C" __global__ void __launch_bounds__(1024) fj_descriptors(long long* out, unsigned n_small) {
+  __shared__ occ::fj::Team team;
+  __shared__ alignas(16) unsigned char stack[256];
+  team.setup(stack, sizeof stack, nullptr, 0);
+  long long* o = out + (size_t)blockIdx.x * 16u;
+  occ::fj::run<FJ_DESC_REGIONS>(team, [&](occ::fj::Master<FJ_DESC_REGIONS>& m) {
+    const unsigned all = m.max_threads();
+    o[0] = m.parallel_sum(all, DescV{1});
+    o[1] = m.parallel_sum(all, DescV{1});  // the same words
+    o[2] = m.parallel_sum(all, DescV{2});  // the same type, another value
+    o[3] = m.parallel_sum(all, DescW{3, 4});  // another type (two words)
+    o[4] = m.parallel_sum(all, DescV{2});  // back to the words of two forks ago
+    o[5] = m.parallel_sum(n_small, DescV{2});  // fewer threads
+    DescShared sh{0};
+    m.parallel(all, sh);  // a non-const region (in the slot's shared words)
+    o[6] = sh.hits;
+    o[7] = m.parallel_sum(n_small, DescV{2});  // the same words as before the shared region
+    o[8] = m.parallel_max(n_small, DescV{2});  // another reduction
+    long long s = 0;
+    for (int i = 0; i < 10; ++i) s += m.parallel_sum(all, DescW{5, 6});
+    o[9] = s;
+    o[10] = m.parallel_sum(all, DescW{5, 7});
+    m.parallel(n_small, sh);
+    o[11] = sh.hits;
+    o[12] = m.parallel_sum(all, DescW{5, 7});
+    o[13] = m.parallel_min(all, DescV{-3});
+    o[14] = m.parallel_sum(all, DescV{-3});
+    o[15] = m.parallel_sum(1u, DescV{-3});
   });
 }
