@@ -158,8 +158,8 @@ impl<'a> Deadline<'a> {
 /// then yields the thread; watches the launch's abort flag and the watchdog deadline.
 ///
 /// When a wait sees the launch go longer than the watchdog's timeout without progress (no
-/// wait of the launch ended: a [`Deadline`]), the launch is aborted with [`Error::Deadlock`];
-/// every other waiting group sees the abort flag and leaves too. Leaving
+/// wait of the launch ended: a deadline that restarts on progress), the launch is aborted with
+/// [`Error::Deadlock`]; every other waiting group sees the abort flag and leaves too. Leaving
 /// means unwinding the work-item, so [`Wait::spin_until`] returns only when its condition holds.
 pub struct CpuWaiter<'a> {
     state: &'a LaunchState,

@@ -52,8 +52,9 @@ pub struct PrimitivesConfig {
     pub watchdog: Watchdog,
     /// Skewed arrivals: before each timed barrier every block waits a seeded pseudo-random
     /// delay, uniform in [0, skew_ns) ns ([`skew_option`](super::run::skew_option)); the
-    /// barrier kinds' times then go into the table as [`ShapeClass::BarrierSkewed`]
-    /// (crate::model::ShapeClass), the class persistent kernels choose from. 0: all blocks
+    /// barrier kinds' times then go into the table as
+    /// [`ShapeClass::BarrierSkewed`](crate::model::ShapeClass::BarrierSkewed), the class
+    /// persistent kernels choose from. 0: all blocks
     /// arrive together ([`ShapeClass::Barrier`](crate::model::ShapeClass)).
     pub skew_ns: u32,
 }
