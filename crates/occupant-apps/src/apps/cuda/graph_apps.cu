@@ -23,6 +23,8 @@
 // it (after every read of it in iteration it - 2 and before any write in it + 1): one barrier
 // per phase and no extra reset. ctl[kIter], ctl[kDone], ctl[kIters] (words 32-34): the graph
 // variants' device-side iteration count (app_advance), and every device loop's iteration count.
+// ctl[kClaim + it % 3] (words 64-66, a line of their own): the dynamic tiles' claim counters
+// (-DOCC_APP_DYNAMIC_TILES, an experiment), cleared as the flags are.
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -32,7 +34,7 @@ typedef unsigned long long u64;
 
 // The iteration words sit on their own 128-byte line, away from the flags that every warp may
 // write during a phase (the graph variant's kernels read kIter / kDone in every thread).
-enum : u32 { kIter = 32, kDone = 33, kIters = 34, kCtlWords = 64 };
+enum : u32 { kIter = 32, kDone = 33, kIters = 34, kClaim = 64, kCtlWords = 96 };
 enum : u32 { kChunk = 256 };
 struct Graph {
   const u32* off;   // n + 1 row offsets
@@ -49,6 +51,10 @@ struct Graph {
 struct Grid {
   u32 tid;       // global thread id among the participants
   u32 nthreads;  // participating threads (a multiple of 32)
+  // Experiment (-DOCC_APP_DYNAMIC_TILES): true in the device loops, whose bfs/sssp/cc phases
+  // then take tiles past the first sweep in chunks claimed from a per-iteration counter.
+  bool dynamic = false;
+  u32* claim = nullptr;  // this iteration's counter (set by the phase)
 };
 
 #define GRAPH_PARAMS \
@@ -82,6 +88,51 @@ __device__ __forceinline__ void flag_changed(u32* ctl, u32 slot, bool changed) {
 /// Clears the flag of the next iteration (global thread 0).
 __device__ __forceinline__ void clear_next(Grid gr, u32* ctl, u32 it) {
   if (gr.tid == 0u) ((volatile u32*)ctl)[(it + 1u) % 3u] = 0u;
+}
+
+/// A one-phase app's Grid for iteration it: with dynamic tiles (device loops), iteration it
+/// claims from ctl[kClaim + it % 3], and global thread 0 clears the next iteration's counter (as
+/// clear_next clears its flag: last used two barriers ago, next used after this one).
+__device__ __forceinline__ Grid claim_grid(Grid gr, u32* ctl, u32 it) {
+#ifdef OCC_APP_DYNAMIC_TILES
+  if (gr.dynamic) {
+    gr.claim = ctl + kClaim + it % 3u;
+    if (gr.tid == 0u) ((volatile u32*)ctl)[kClaim + (it + 1u) % 3u] = 0u;
+  }
+#endif
+  return gr;
+}
+
+#ifndef OCC_APP_CLAIM_TILES
+#define OCC_APP_CLAIM_TILES 4
+#endif
+/// The warp's tile after t: with a claim counter, the first sweep's tile (warp) and then chunks
+/// of OCC_APP_CLAIM_TILES tiles past the first nwarps claimed from it (`left`: tiles still to
+/// take of the current chunk); otherwise grid-stride, or with -DOCC_APP_SERPENTINE sweep k
+/// taking tile k * nwarps + warp, reversed on odd sweeps (a degree trend along the ids then
+/// falls on every warp alike). Warp-uniform.
+__device__ __forceinline__ u32 next_tile(const Grid& gr, u32 t, u32 warp, u32 nwarps, u32 sweep,
+                                         u32& left) {
+#ifdef OCC_APP_DYNAMIC_TILES
+  if (gr.claim != nullptr) {
+    if (left != 0u) {
+      --left;
+      return t + 1u;
+    }
+    u32 c = 0u;
+    if (lane_id() == 0u) c = atomicAdd(gr.claim, 1u);
+    c = __shfl_sync(OCC_APP_FULL, c, 0);
+    left = OCC_APP_CLAIM_TILES - 1u;
+    return nwarps + c * OCC_APP_CLAIM_TILES;
+  }
+#endif
+#ifdef OCC_APP_SERPENTINE
+  return sweep * nwarps + ((sweep & 1u) != 0u ? nwarps - 1u - warp : warp);
+#else
+  (void)sweep;
+  (void)left;
+  return t + nwarps;
+#endif
 }
 
 /// The edges of a warp's 32 entries (lane l holds the edges start .. start + deg of its entry,
@@ -131,7 +182,8 @@ __device__ __forceinline__ void tile_edges(const Graph& g, Grid gr, Op& op) {
   const u32 lane = lane_id();
   const u32 warp = gr.tid >> 5, nwarps = gr.nthreads >> 5;
   const u32 tiles = (g.n + 31u) >> 5;
-  for (u32 t = warp; t < tiles; t += nwarps) {
+  u32 left = 0u, sweep = 0u;
+  for (u32 t = warp; t < tiles; t = next_tile(gr, t, warp, nwarps, ++sweep, left)) {
     const u32 v = (t << 5) + lane;
     u32 start = 0u, deg = 0u;
     T val = T();
@@ -207,7 +259,7 @@ struct BfsEdge {
 __device__ __forceinline__ void bfs_phase(const Graph& g, Grid gr, u32* level, u32* ctl, u32 it) {
   clear_next(gr, ctl, it);
   BfsEdge op = {g.col, level, it, false};
-  tile_edges<u32>(g, gr, op);
+  tile_edges<u32>(g, claim_grid(gr, ctl, it), op);
   heavy_edges<u32>(g, gr, op);
   flag_changed(ctl, it % 3u, op.changed);
 }
@@ -242,7 +294,7 @@ __device__ __forceinline__ void sssp_phase(const Graph& g, Grid gr, u64* dist, u
                                            u32 it) {
   clear_next(gr, ctl, it);
   SsspEdge op = {g.col, g.wt, dist, stamp, it, false};
-  tile_edges<u64>(g, gr, op);
+  tile_edges<u64>(g, claim_grid(gr, ctl, it), op);
   heavy_edges<u64>(g, gr, op);
   flag_changed(ctl, it % 3u, op.changed);
 }
@@ -275,7 +327,7 @@ __device__ __forceinline__ void cc_phase(const Graph& g, Grid gr, u32* label, u3
                                          u32 it) {
   clear_next(gr, ctl, it);
   CcEdge op = {g.col, label, stamp, it, false};
-  tile_edges<u32>(g, gr, op);
+  tile_edges<u32>(g, claim_grid(gr, ctl, it), op);
   heavy_edges<u32>(g, gr, op);
   flag_changed(ctl, it % 3u, op.changed);
 }
@@ -711,7 +763,8 @@ __device__ unsigned char occ_app_pad[OCC_APP_PAD_BYTES];
 template <class Sync, class Phase, class Converged>
 __device__ __forceinline__ void device_loop(Sync& s, u32* ctl, u32 max_iterations, u32 phases,
                                             Phase phase, Converged converged) {
-  const Grid gr = {s.thread_id(), s.num_threads()};
+  Grid gr = {s.thread_id(), s.num_threads()};
+  gr.dynamic = true;  // only OCC_APP_DYNAMIC_TILES reads it
   for (u32 it = 0u; it < max_iterations; ++it) {
     for (u32 p = 0u; p < phases; ++p) {
       phase(gr, it, p);

@@ -17,10 +17,11 @@ mod worklist;
 pub const BLOCK_THREADS: usize = 256;
 
 /// Control words (`ctl` in graph_apps.cu): flags 0..3; iteration, done, iterations at 32..35
-/// (their own 128-byte line); pagerank's device-loop tile counters at 40..42.
+/// (their own 128-byte line); the dynamic tiles' claim counters (`-DOCC_APP_DYNAMIC_TILES`) at
+/// 64..67, a line of their own.
 const K_DONE: usize = 33;
 const K_ITERS: usize = 34;
-const CTL_WORDS: usize = 64;
+const CTL_WORDS: usize = 96;
 
 /// Iterations captured per CUDA graph (the loop body unrolled; replays after the end are
 /// no-ops), and the most replays queued between two reads of the `done` word.
