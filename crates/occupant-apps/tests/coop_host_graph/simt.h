@@ -73,6 +73,8 @@ inline unsigned __ballot_sync(unsigned, bool p) {
 }
 /// A block barrier; the groups here are one warp.
 inline void __syncthreads() { sim_warp->bar.arrive_and_wait(); }
+/// A block barrier that ORs a predicate over the block (one warp here).
+inline int __syncthreads_or(bool p) { return __ballot_sync(0xffffffffu, p) != 0u ? 1 : 0; }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 
