@@ -180,17 +180,13 @@ where
     /// deadline bounds the wait). [`Error::Input`] for an index out of range or in use by
     /// another thread.
     pub fn apply<W: Wait>(&self, participant: usize, arg: A, waiter: &W) -> Result<R> {
-        let Some(busy) = self.busy.get(participant) else {
-            return Err(Error::Input(format!(
-                "combining mutex: participant {participant} out of range (0..{})",
-                self.participants()
-            )));
-        };
-        if busy.swap(true, Ordering::Acquire) {
-            return Err(Error::Input(format!(
-                "combining mutex: participant {participant} is in use by another thread"
-            )));
-        }
+        let n = self.participants();
+        let busy = super::participant::claim(
+            "combining mutex",
+            participant,
+            n,
+            self.busy.get(participant).map(|b| &**b),
+        )?;
         let spare = next_use(self.own[participant].load(Ordering::Relaxed));
         // SAFETY: the spare node's argument is its owner's (this participant's); the last
         // combiner that read it did so before the hand-off this participant acquired.
@@ -216,7 +212,7 @@ where
         } else {
             Some(self.combine(spare))
         };
-        busy.store(false, Ordering::Release);
+        drop(busy);
         r.ok_or_else(|| Error::Backend {
             backend: "cpu",
             call: "CombiningMutex::apply".into(),

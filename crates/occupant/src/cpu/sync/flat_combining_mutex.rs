@@ -10,7 +10,7 @@
 use super::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, Ordering};
 use super::cell::UnsafeCell;
 use crate::cpu::Wait;
-use crate::model::{Error, Result};
+use crate::model::Result;
 use crossbeam_utils::CachePadded;
 
 /// Slots a combiner reads per round and hands back per release fence (`OCC_FLAT_CHUNK`).
@@ -150,20 +150,16 @@ where
     /// deadline bounds the wait). [`Error::Input`] for an index out of range or in use by
     /// another thread.
     pub fn apply<W: Wait>(&self, participant: usize, arg: A, waiter: &W) -> Result<R> {
-        let Some(me) = self.slots.get(participant) else {
-            return Err(Error::Input(format!(
-                "flat combining mutex: participant {participant} out of range (0..{})",
-                self.participants()
-            )));
-        };
-        if me.busy.swap(true, Ordering::Acquire) {
-            return Err(Error::Input(format!(
-                "flat combining mutex: participant {participant} is in use by another thread"
-            )));
-        }
-        let r = self.apply_as(participant, me, arg, waiter);
-        me.busy.store(false, Ordering::Release);
-        Ok(r)
+        let slot = self.slots.get(participant);
+        let n = self.participants();
+        let _busy = super::participant::claim(
+            "flat combining mutex",
+            participant,
+            n,
+            slot.map(|s| &s.busy),
+        )?;
+        let me = slot.expect("claimed: in range");
+        Ok(self.apply_as(participant, me, arg, waiter))
     }
 
     fn apply_as<W: Wait>(&self, p: usize, me: &Slot<A, R>, arg: A, waiter: &W) -> R {

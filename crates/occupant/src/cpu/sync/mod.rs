@@ -66,6 +66,7 @@ mod lazy_combining_mutex;
 mod locked_discovery;
 mod mcs_cohort_mutex;
 mod mutex;
+mod participant;
 mod quiescent_discovery;
 mod replica_barrier;
 mod semaphore;
