@@ -205,8 +205,8 @@ where
 
     /// Runs `op(&mut data, arg)` under mutual exclusion with every other request, as
     /// participant `participant`, and returns its result; waits through `waiter` (whose
-    /// deadline bounds the wait). [`Error::Input`] for an index out of range or in use by
-    /// another thread.
+    /// deadline bounds the wait). [`Error::Input`](crate::model::Error::Input) for an index out
+    /// of range or in use by another thread.
     pub fn apply<W: Wait>(&self, participant: usize, arg: A, waiter: &W) -> Result<R> {
         let slot = self.slots.get(participant);
         let n = self.participants();
