@@ -146,7 +146,7 @@ pub fn run(a: &MultitaskArgs) -> Result<(), String> {
     };
     let result =
         multitask::run(&cfg, &|s| eprintln!("multitask: {s}")).map_err(|e| e.to_string())?;
-    print_result(&result);
+    print!("{}", result.table());
     if let Some(j) = &a.json {
         let text = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?;
         std::fs::write(j, text).map_err(|e| format!("writing {}: {e}", j.display()))?;
@@ -157,61 +157,6 @@ pub fn run(a: &MultitaskArgs) -> Result<(), String> {
         eprintln!("wrote {}", s.display());
     }
     Ok(())
-}
-
-fn print_result(r: &MultitaskResult) {
-    println!(
-        "{} on {} ({} units): persistent {:.1} ms, cooperative alone {:.1} ms, overhead {:.3}",
-        r.app.name(),
-        r.device,
-        r.units,
-        r.persistent_us / 1e3,
-        r.cooperative_alone_us / 1e3,
-        r.overhead
-    );
-    for (w, n, ms) in &r.matmul_n {
-        println!("matmul for {w}: n = {n}, {ms:.2} ms on all units");
-    }
-    println!(
-        "{:<7} {:<8} {:<12} {:>5} {:>5} {:>5} {:>12} {:>16} {:>11} {:>10} {:>11} {:>9} {:>9} {:>6} {:>6}",
-        "load",
-        "barrier",
-        "share",
-        "units",
-        "runs",
-        "reqs",
-        "gather_med",
-        "taken_gather",
-        "exec_med",
-        "period_ok",
-        "period_ms",
-        "slowdown",
-        "P/(P-D)",
-        "kills",
-        "forks"
-    );
-    for c in &r.coruns {
-        let (k, f) = (c.kills, c.forked_groups);
-        println!(
-            "{:<7} {:<8} {:<12} {:>5} {:>5} {:>5} {:>10.0}µs {:>9.0}µs({:>3}) {:>9.0}µs {:>9.0}% {:>11.1} {:>9.3} {:>9.3} {:>6} {:>6}",
-            c.workload.name,
-            c.barrier.to_string(),
-            c.share.name(),
-            c.units,
-            c.app_runs,
-            c.requests.len(),
-            c.median_gather_us,
-            c.median_gather_taken_us,
-            c.requests_taken,
-            c.median_exec_us,
-            c.period_met_fraction * 100.0,
-            c.achieved_period_ms,
-            c.slowdown,
-            c.preemption_model,
-            k,
-            f
-        );
-    }
 }
 
 /// Fig. 5 shape (gather and execution time of the other work per share, log scale) and Fig. 6

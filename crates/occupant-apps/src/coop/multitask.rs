@@ -387,6 +387,73 @@ pub struct MultitaskResult {
     pub coruns: Vec<CoRun>,
 }
 
+impl MultitaskResult {
+    /// The results as a text table: the app alone (persistent, cooperative, overhead), the
+    /// matmul sizes, then one row per co-run (what `occupant multitask` prints).
+    pub fn table(&self) -> String {
+        use std::fmt::Write;
+        let r = self;
+        // Writing into a String cannot fail.
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} on {} ({} units): persistent {:.1} ms, cooperative alone {:.1} ms, overhead {:.3}",
+            r.app.name(),
+            r.device,
+            r.units,
+            r.persistent_us / 1e3,
+            r.cooperative_alone_us / 1e3,
+            r.overhead
+        );
+        for (w, n, ms) in &r.matmul_n {
+            let _ = writeln!(out, "matmul for {w}: n = {n}, {ms:.2} ms on all units");
+        }
+        let _ = writeln!(
+            out,
+            "{:<7} {:<8} {:<12} {:>5} {:>5} {:>5} {:>12} {:>16} {:>11} {:>10} {:>11} {:>9} {:>9} {:>6} {:>6}",
+            "load",
+            "barrier",
+            "share",
+            "units",
+            "runs",
+            "reqs",
+            "gather_med",
+            "taken_gather",
+            "exec_med",
+            "period_ok",
+            "period_ms",
+            "slowdown",
+            "P/(P-D)",
+            "kills",
+            "forks"
+        );
+        for c in &r.coruns {
+            let (k, f) = (c.kills, c.forked_groups);
+            let _ = writeln!(
+            out,
+                "{:<7} {:<8} {:<12} {:>5} {:>5} {:>5} {:>10.0}µs {:>9.0}µs({:>3}) {:>9.0}µs {:>9.0}% {:>11.1} {:>9.3} {:>9.3} {:>6} {:>6}",
+                c.workload.name,
+                c.barrier.to_string(),
+                c.share.name(),
+                c.units,
+                c.app_runs,
+                c.requests.len(),
+                c.median_gather_us,
+                c.median_gather_taken_us,
+                c.requests_taken,
+                c.median_exec_us,
+                c.period_met_fraction * 100.0,
+                c.achieved_period_ms,
+                c.slowdown,
+                c.preemption_model,
+                k,
+                f
+            );
+        }
+        out
+    }
+}
+
 /// The median (0 when empty).
 pub fn median(v: &[f64]) -> f64 {
     if v.is_empty() {
