@@ -33,7 +33,7 @@
 #   defs        stencil bfs/cc cooperative / persistent (traced unless DEFS_TRACE=0) once per
 #               entry of DEFS (';'-separated OCCUPANT_APP_DEFINES values; an empty one: none)
 #   split       bfs/sssp/cc on rmat-22 and ba-4M with each tile split of SPLIT_DEFS (grid-stride,
-#               -DOCC_APP_SERPENTINE, -DOCC_APP_DYNAMIC_TILES [-DOCC_APP_CLAIM_TILES=k])
+#               -DOCC_APP_STATIC_TILES, -DOCC_APP_TILES_FIRST, -DOCC_APP_CLAIM_TILES=k, ...)
 #   tilecost    pagerank multi-kernel / persistent with OCCUPANT_APP_TILE_COST=c for each c:input
 #               of TILE_RUNS (input ba = ba-4M, rmat = rmat-22; default 16:ba 48:ba 128:ba)
 #   coop        coop_cuda_experiments overhead: persistent / regular / query grid BFS and SSSP,
@@ -172,13 +172,14 @@ for s in $steps; do
       done ;;
     split)
       # The device loops' tile split for bfs/sssp/cc (graph_apps.cu next_tile): each entry of
-      # SPLIT_DEFS (';'-separated OCCUPANT_APP_DEFINES values; default: grid-stride, serpentine,
-      # dynamic chunks of 4 and of 16) on the low-diameter inputs, beside multi-kernel.
-      IFS=';' read -r -a splits <<<"${SPLIT_DEFS:-;-DOCC_APP_SERPENTINE;-DOCC_APP_DYNAMIC_TILES;-DOCC_APP_DYNAMIC_TILES -DOCC_APP_CLAIM_TILES=16}"
+      # SPLIT_DEFS (";"-separated OCCUPANT_APP_DEFINES values; default: the default split,
+      # static tiles, the old order (tiles first, static), chunks of 4) on the low-diameter inputs,
+      # beside multi-kernel.
+      IFS=";" read -r -a splits <<<"${SPLIT_DEFS:-;-DOCC_APP_STATIC_TILES;-DOCC_APP_TILES_FIRST -DOCC_APP_STATIC_TILES;-DOCC_APP_CLAIM_TILES=4}"
       i=0
       for d in "${splits[@]}"; do
         i=$((i + 1))
-        echo "split-$i: ${d:-grid-stride}" >>"$sum"
+        echo "split-$i: ${d:-default}" >>"$sum"
         export OCCUPANT_APP_DEFINES="$d"
         step "bench-split-$i" 150 "$here/occupant" bench apps --interleave --runs 5 --apps bfs,sssp,cc \
           $ld --variants cooperative,persistent --out "$res/split-$i"

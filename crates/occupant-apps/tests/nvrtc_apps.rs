@@ -27,6 +27,8 @@ fn graph_apps_compile_every_way() {
     );
     ways.push(CompileOptions::default().option("-DOCC_APP_MIN_BLOCKS=8"));
     ways.push(CompileOptions::default().option("-DOCC_APP_SERPENTINE"));
+    ways.push(CompileOptions::default().option("-DOCC_APP_TILES_FIRST"));
+    ways.push(CompileOptions::default().option("-DOCC_APP_INTERLEAVE"));
     // The experiments' switches: the barrier trace (BarrierTrace) and grid.sync's arrival.
     ways.push(
         CompileOptions::default()
@@ -35,7 +37,7 @@ fn graph_apps_compile_every_way() {
             .option("-DOCC_LEAN_ARRIVE_RELEASE=true")
             .option("-DOCC_POLL_PREDICT=true")
             .option("-DOCC_APP_PAD_BYTES=4096")
-            .option("-DOCC_APP_DYNAMIC_TILES")
+            .option("-DOCC_APP_STATIC_TILES")
             .option(format!(
                 "-DOCC_PERSISTENT_BARRIER={}",
                 BarrierKind::LeanPause.primitive_id()

@@ -15,7 +15,8 @@
 // degrees, then 32 edges per round, each lane finding its edge's owner by a binary search over
 // the prefix sums held in registers); vertices of degree > heavy_deg are left out of the tiles
 // and their edges are split over every warp of the grid in chunks of kChunk edges. Warps take
-// tiles and chunks grid-stride; a multi-kernel launch has one warp per tile. (pagerank's device
+// the chunks and then the tiles grid-stride (phase_edges: heavy first); a multi-kernel launch has
+// one warp per tile. (pagerank's device
 // loops take contiguous tile ranges of equal cost instead: see pr_phase0.)
 //
 // Iteration control: ctl[0..3] are "changed" flags, ctl[it % 3] is set in iteration it, read
@@ -24,7 +25,7 @@
 // per phase and no extra reset. ctl[kIter], ctl[kDone], ctl[kIters] (words 32-34): the graph
 // variants' device-side iteration count (app_advance), and every device loop's iteration count.
 // ctl[kClaim + it % 3] (words 64-66, a line of their own): the dynamic tiles' claim counters
-// (-DOCC_APP_DYNAMIC_TILES, an experiment), cleared as the flags are.
+// (claim_grid), cleared as the flags are.
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -51,8 +52,8 @@ struct Graph {
 struct Grid {
   u32 tid;       // global thread id among the participants
   u32 nthreads;  // participating threads (a multiple of 32)
-  // Experiment (-DOCC_APP_DYNAMIC_TILES): true in the device loops, whose bfs/sssp/cc phases
-  // then take tiles past the first sweep in chunks claimed from a per-iteration counter.
+  // True in the device loops, whose bfs/sssp/cc phases then take the tiles past the first sweep
+  // in chunks claimed from a per-iteration counter on graphs with heavy vertices (claim_grid).
   bool dynamic = false;
   u32* claim = nullptr;  // this iteration's counter (set by the phase)
 };
@@ -90,12 +91,17 @@ __device__ __forceinline__ void clear_next(Grid gr, u32* ctl, u32 it) {
   if (gr.tid == 0u) ((volatile u32*)ctl)[(it + 1u) % 3u] = 0u;
 }
 
-/// A one-phase app's Grid for iteration it: with dynamic tiles (device loops), iteration it
-/// claims from ctl[kClaim + it % 3], and global thread 0 clears the next iteration's counter (as
-/// clear_next clears its flag: last used two barriers ago, next used after this one).
-__device__ __forceinline__ Grid claim_grid(Grid gr, u32* ctl, u32 it) {
-#ifdef OCC_APP_DYNAMIC_TILES
-  if (gr.dynamic) {
+/// A one-phase app's Grid for iteration it. Dynamic tiles (device loops, on graphs with heavy
+/// vertices: skewed degrees, where tiles differ most in cost): iteration it claims from
+/// ctl[kClaim + it % 3], and global thread 0 clears the next iteration's counter (as clear_next
+/// clears its flag: last used two barriers ago, next used after this one). Measured on an H100
+/// (bench/results/nvidia-h100/apps/i10-balance): chunks of 8 tiles beat grid-stride on rmat-22 and
+/// ba-4M sssp / cc by 1-9 %; chunks of 1 cost 25-33 % (one counter's atomics); the graphs
+/// without heavy vertices (grids, meshes: equal tiles, iterations of 8-50 us) keep grid-stride.
+/// -DOCC_APP_STATIC_TILES: grid-stride everywhere.
+__device__ __forceinline__ Grid claim_grid(const Graph& g, Grid gr, u32* ctl, u32 it) {
+#ifndef OCC_APP_STATIC_TILES
+  if (gr.dynamic && g.nh != 0u) {
     gr.claim = ctl + kClaim + it % 3u;
     if (gr.tid == 0u) ((volatile u32*)ctl)[kClaim + (it + 1u) % 3u] = 0u;
   }
@@ -104,7 +110,7 @@ __device__ __forceinline__ Grid claim_grid(Grid gr, u32* ctl, u32 it) {
 }
 
 #ifndef OCC_APP_CLAIM_TILES
-#define OCC_APP_CLAIM_TILES 4
+#define OCC_APP_CLAIM_TILES 8
 #endif
 /// The warp's tile after t: with a claim counter, the first sweep's tile (warp) and then chunks
 /// of OCC_APP_CLAIM_TILES tiles past the first nwarps claimed from it (`left`: tiles still to
@@ -113,7 +119,7 @@ __device__ __forceinline__ Grid claim_grid(Grid gr, u32* ctl, u32 it) {
 /// falls on every warp alike). Warp-uniform.
 __device__ __forceinline__ u32 next_tile(const Grid& gr, u32 t, u32 warp, u32 nwarps, u32 sweep,
                                          u32& left) {
-#ifdef OCC_APP_DYNAMIC_TILES
+#ifndef OCC_APP_STATIC_TILES
   if (gr.claim != nullptr) {
     if (left != 0u) {
       --left;
@@ -173,10 +179,31 @@ __device__ __forceinline__ auto tile_each(Op& op, u32 v, int) -> decltype(op.eac
 template <class Op>
 __device__ __forceinline__ void tile_each(Op&, u32, long) {}
 
-/// Visits every edge (u, e) of every tile vertex u with active(u) and degree <= heavy_deg,
+/// Visits every edge (u, e) of every vertex u of tile t with active(u) and degree <= heavy_deg,
 /// warp-cooperatively. Op: bool active(u32 u); T value(u32 u); void edge(u32 u, u32 e, T val);
 /// optionally void each(u32 v), called first for every tile vertex v < n.
 /// Every lane of the warp must call it (the shuffles are warp-wide).
+template <class T, class Op>
+__device__ __forceinline__ void one_tile(const Graph& g, u32 t, u32 lane, Op& op) {
+  const u32 v = (t << 5) + lane;
+  u32 start = 0u, deg = 0u;
+  T val = T();
+  if (v < g.n) {
+    tile_each(op, v, 0);
+    start = g.off[v];
+    deg = g.off[v + 1u] - start;
+    if (deg > g.heavy_deg || deg == 0u || !op.active(v)) {
+      deg = 0u;
+    } else {
+      val = op.value(v);
+    }
+  }
+  warp_expand<T>(lane, start, deg, val, [&](u32 j, u32 e, T vj, bool valid) {
+    if (valid) op.edge((t << 5) + j, e, vj);
+  });
+}
+
+/// one_tile for every tile of the graph, split over the grid's warps by next_tile.
 template <class T, class Op>
 __device__ __forceinline__ void tile_edges(const Graph& g, Grid gr, Op& op) {
   const u32 lane = lane_id();
@@ -184,27 +211,39 @@ __device__ __forceinline__ void tile_edges(const Graph& g, Grid gr, Op& op) {
   const u32 tiles = (g.n + 31u) >> 5;
   u32 left = 0u, sweep = 0u;
   for (u32 t = warp; t < tiles; t = next_tile(gr, t, warp, nwarps, ++sweep, left)) {
-    const u32 v = (t << 5) + lane;
-    u32 start = 0u, deg = 0u;
-    T val = T();
-    if (v < g.n) {
-      tile_each(op, v, 0);
-      start = g.off[v];
-      deg = g.off[v + 1u] - start;
-      if (deg > g.heavy_deg || deg == 0u || !op.active(v)) {
-        deg = 0u;
-      } else {
-        val = op.value(v);
-      }
-    }
-    warp_expand<T>(lane, start, deg, val, [&](u32 j, u32 e, T vj, bool valid) {
-      if (valid) op.edge((t << 5) + j, e, vj);
-    });
+    one_tile<T>(g, t, lane, op);
   }
 }
 
-/// Visits every edge of every heavy vertex u with active(u), in chunks of kChunk edges spread
-/// over every warp of the grid. A chunk spans at most two heavy vertices (heavy_deg >= kChunk).
+/// Visits the edges of chunk c (kChunk edge slots) of the heavy vertices u with active(u); total:
+/// the heavy vertices' edges (hoff[nh]). A chunk spans at most two heavy vertices (heavy_deg >=
+/// kChunk). Warp-uniform.
+template <class T, class Op>
+__device__ __forceinline__ void one_chunk(const Graph& g, u32 c, u32 total, u32 lane, Op& op) {
+  const u32 first = c * kChunk;
+  // hchunk[c]: the heavy vertex holding edge slot c * kChunk (the last h with hoff[h] <= it).
+  const u32 h0 = g.hchunk[c];
+  const u32 end0 = g.hoff[h0 + 1u];
+  const u32 u0 = g.hv[h0];
+  const bool two = end0 < first + kChunk && h0 + 1u < g.nh;
+  const u32 u1 = two ? g.hv[h0 + 1u] : u0;
+  const bool a0 = op.active(u0);
+  const bool a1 = two && op.active(u1);
+  if (!a0 && !a1) return;
+  const T v0 = a0 ? op.value(u0) : T();
+  const T v1 = a1 ? op.value(u1) : T();
+  const u32 s0 = g.off[u0], s1 = g.off[u1];
+  const u32 last = first + kChunk < total ? first + kChunk : total;
+  for (u32 k = first + lane; k < last; k += 32u) {
+    if (k < end0) {
+      if (a0) op.edge(u0, s0 + (k - g.hoff[h0]), v0);
+    } else if (a1) {
+      op.edge(u1, s1 + (k - end0), v1);
+    }
+  }
+}
+
+/// The heavy vertices' chunks (one_chunk), spread grid-stride over every warp of the grid.
 template <class T, class Op>
 __device__ __forceinline__ void heavy_edges(const Graph& g, Grid gr, Op& op) {
   if (g.nh == 0u) return;
@@ -212,29 +251,49 @@ __device__ __forceinline__ void heavy_edges(const Graph& g, Grid gr, Op& op) {
   const u32 warp = gr.tid >> 5, nwarps = gr.nthreads >> 5;
   const u32 total = g.hoff[g.nh];
   const u32 chunks = (total + kChunk - 1u) / kChunk;
-  for (u32 c = warp; c < chunks; c += nwarps) {
-    const u32 first = c * kChunk;
-    // hchunk[c]: the heavy vertex holding edge slot c * kChunk (the last h with hoff[h] <= it).
-    const u32 h0 = g.hchunk[c];
-    const u32 end0 = g.hoff[h0 + 1u];
-    const u32 u0 = g.hv[h0];
-    const bool two = end0 < first + kChunk && h0 + 1u < g.nh;
-    const u32 u1 = two ? g.hv[h0 + 1u] : u0;
-    const bool a0 = op.active(u0);
-    const bool a1 = two && op.active(u1);
-    if (!a0 && !a1) continue;
-    const T v0 = a0 ? op.value(u0) : T();
-    const T v1 = a1 ? op.value(u1) : T();
-    const u32 s0 = g.off[u0], s1 = g.off[u1];
-    const u32 last = first + kChunk < total ? first + kChunk : total;
-    for (u32 k = first + lane; k < last; k += 32u) {
-      if (k < end0) {
-        if (a0) op.edge(u0, s0 + (k - g.hoff[h0]), v0);
-      } else if (a1) {
-        op.edge(u1, s1 + (k - end0), v1);
-      }
-    }
+  for (u32 c = warp; c < chunks; c += nwarps) one_chunk<T>(g, c, total, lane, op);
+}
+
+/// Every edge of a phase: the heavy vertices' chunks first, then the tiles (`tiles`: the Grid
+/// the tiles are split by). Heavy first because the chunks are of equal cost and split evenly,
+/// so the tiles (of very unequal cost on skewed degrees) end the phase, where a warp that drew
+/// light tiles is not also left with its share of chunks: on an H100, rmat-22 sssp / cc and
+/// ba-4M cc persistent went from 0.925 / 0.928 / 0.969 of the multi-kernel loop to 1.066 / 0.993
+/// / 1.129 (bench/results/nvidia-h100/apps/i10-balance). -DOCC_APP_TILES_FIRST: the old order.
+template <class T, class Op>
+__device__ __forceinline__ void phase_edges(const Graph& g, Grid gr, Grid tiles, Op& op) {
+#ifdef OCC_APP_TILES_FIRST
+  tile_edges<T>(g, tiles, op);
+  heavy_edges<T>(g, gr, op);
+#else
+  heavy_edges<T>(g, gr, op);
+  tile_edges<T>(g, tiles, op);
+#endif
+}
+
+/// A one-phase app's edges of iteration it: phase_edges, the tiles split by claim_grid.
+/// Experiment -DOCC_APP_INTERLEAVE: the multi-kernel launch's order instead — warp slot w
+/// (grid-stride over max(tiles, chunks) slots) takes tile w and then chunk w, as warp w of a
+/// one-warp-per-tile launch does.
+template <class T, class Op>
+__device__ __forceinline__ void tile_and_heavy_edges(const Graph& g, Grid gr, u32* ctl, u32 it,
+                                                     Op& op) {
+#ifdef OCC_APP_INTERLEAVE
+  (void)ctl;
+  (void)it;
+  const u32 lane = lane_id();
+  const u32 warp = gr.tid >> 5, nwarps = gr.nthreads >> 5;
+  const u32 tiles = (g.n + 31u) >> 5;
+  const u32 total = g.nh == 0u ? 0u : g.hoff[g.nh];
+  const u32 chunks = (total + kChunk - 1u) / kChunk;
+  const u32 slots = tiles > chunks ? tiles : chunks;
+  for (u32 w = warp; w < slots; w += nwarps) {
+    if (w < tiles) one_tile<T>(g, w, lane, op);
+    if (w < chunks) one_chunk<T>(g, w, total, lane, op);
   }
+#else
+  phase_edges<T>(g, gr, claim_grid(g, gr, ctl, it), op);
+#endif
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -259,8 +318,7 @@ struct BfsEdge {
 __device__ __forceinline__ void bfs_phase(const Graph& g, Grid gr, u32* level, u32* ctl, u32 it) {
   clear_next(gr, ctl, it);
   BfsEdge op = {g.col, level, it, false};
-  tile_edges<u32>(g, claim_grid(gr, ctl, it), op);
-  heavy_edges<u32>(g, gr, op);
+  tile_and_heavy_edges<u32>(g, gr, ctl, it, op);
   flag_changed(ctl, it % 3u, op.changed);
 }
 
@@ -294,8 +352,7 @@ __device__ __forceinline__ void sssp_phase(const Graph& g, Grid gr, u64* dist, u
                                            u32 it) {
   clear_next(gr, ctl, it);
   SsspEdge op = {g.col, g.wt, dist, stamp, it, false};
-  tile_edges<u64>(g, claim_grid(gr, ctl, it), op);
-  heavy_edges<u64>(g, gr, op);
+  tile_and_heavy_edges<u64>(g, gr, ctl, it, op);
   flag_changed(ctl, it % 3u, op.changed);
 }
 
@@ -327,8 +384,7 @@ __device__ __forceinline__ void cc_phase(const Graph& g, Grid gr, u32* label, u3
                                          u32 it) {
   clear_next(gr, ctl, it);
   CcEdge op = {g.col, label, stamp, it, false};
-  tile_edges<u32>(g, claim_grid(gr, ctl, it), op);
-  heavy_edges<u32>(g, gr, op);
+  tile_and_heavy_edges<u32>(g, gr, ctl, it, op);
   flag_changed(ctl, it % 3u, op.changed);
 }
 
@@ -539,8 +595,7 @@ __device__ __forceinline__ void lose_phase(const Graph& g, Grid gr, const u32* s
                                            const u32* prio, u32* lost, u32* ctl, u32 it, u32 und) {
   clear_next(gr, ctl, it);
   LoseEdge op = {g.col, prio, state, lost, it, und};
-  tile_edges<u32>(g, gr, op);
-  heavy_edges<u32>(g, gr, op);
+  phase_edges<u32>(g, gr, gr, op);
 }
 
 /// Undecided vertices that did not lose take `win`; the flag says some vertex lost.
@@ -567,8 +622,7 @@ struct OutEdge {
 
 __device__ __forceinline__ void mis_out_phase(const Graph& g, Grid gr, u32* state) {
   OutEdge op = {g.col, state};
-  tile_edges<u32>(g, gr, op);
-  heavy_edges<u32>(g, gr, op);
+  phase_edges<u32>(g, gr, gr, op);
 }
 
 __device__ __forceinline__ void color_phase(const Graph& g, Grid gr, u32* color, const u32* prio,
@@ -764,7 +818,7 @@ template <class Sync, class Phase, class Converged>
 __device__ __forceinline__ void device_loop(Sync& s, u32* ctl, u32 max_iterations, u32 phases,
                                             Phase phase, Converged converged) {
   Grid gr = {s.thread_id(), s.num_threads()};
-  gr.dynamic = true;  // only OCC_APP_DYNAMIC_TILES reads it
+  gr.dynamic = true;  // claim_grid
   for (u32 it = 0u; it < max_iterations; ++it) {
     for (u32 p = 0u; p < phases; ++p) {
       phase(gr, it, p);

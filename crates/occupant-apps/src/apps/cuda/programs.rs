@@ -128,13 +128,15 @@ impl AppPrograms {
             )
             .map_err(|e| e.to_string());
         let min_blocks = min_blocks_per_sm.unwrap_or_else(|| default_min_blocks_per_sm(gpu.info()));
-        let mut opts = CompileOptions::default();
-        if min_blocks > 0 {
-            opts = opts.option(format!("-DOCC_APP_MIN_BLOCKS={min_blocks}"));
-        }
         // Extra defines for the device-loop program (experiments, e.g. `-DOCC_APP_MIN_BLOCKS=4`),
         // separated by spaces.
         let extra = std::env::var("OCCUPANT_APP_DEFINES").unwrap_or_default();
+        let mut opts = CompileOptions::default();
+        // The extra defines' OCC_APP_MIN_BLOCKS replaces the default one (a second -D of the
+        // same macro would be a redefinition).
+        if min_blocks > 0 && !extra.contains("OCC_APP_MIN_BLOCKS") {
+            opts = opts.option(format!("-DOCC_APP_MIN_BLOCKS={min_blocks}"));
+        }
         // The apps' loops poll their barrier throttled (APP_POLL_PAUSE_SHIFT), unless the extra
         // defines set it.
         if !extra.contains("OCC_POLL_PAUSE_SHIFT") {

@@ -17,7 +17,7 @@ mod worklist;
 pub const BLOCK_THREADS: usize = 256;
 
 /// Control words (`ctl` in graph_apps.cu): flags 0..3; iteration, done, iterations at 32..35
-/// (their own 128-byte line); the dynamic tiles' claim counters (`-DOCC_APP_DYNAMIC_TILES`) at
+/// (their own 128-byte line); the device loops' tile claim counters at
 /// 64..67, a line of their own.
 const K_DONE: usize = 33;
 const K_ITERS: usize = 34;
