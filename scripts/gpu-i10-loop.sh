@@ -13,8 +13,9 @@
 #   primitives  `bench primitives` barriers only (5000 per point), shape-table.json
 #   apps        `bench apps --interleave --runs 5` bfs/sssp/cc/pagerank x 4 inputs x
 #               multi-kernel, cooperative, occupancy-api, persistent, the default barrier
-#   otherapps   colour, MIS, sssp-worklist, bc on the four inputs (+ bc on a 32x32768 grid),
-#               cooperative / occupancy-api / persistent and the multi-kernel baseline
+#   otherapps   colour, MIS, sssp-worklist, bc on the four inputs (+ bc on a 32x32768 grid unless
+#               OTHER_BCTHIN=0), OTHER_VARIANTS (default cooperative / occupancy-api / persistent)
+#               and the multi-kernel baseline
 #   prsweep     pagerank on rmat-22 and ba-4M, every CUDA device-loop variant vs multi-kernel
 #               (the device loops' tile ranges of equal cost); with OLD_OCCUPANT, the same
 #               with that CLI, once per define of PR_OLD_DEFINES (space-separated
@@ -97,9 +98,10 @@ for s in $steps; do
           *) echo "otherapps: unknown input in $run" >>"$sum"; continue ;;
         esac
         step "bench-other-${run#*@}" 200 "$here/occupant" bench apps --interleave --runs 3 --apps "${run%@*}" \
-          --input "$inp" --variants cooperative,occupancy-api,persistent --out "$res/other-${run#*@}"
+          --input "$inp" --variants "${OTHER_VARIANTS:-cooperative,occupancy-api,persistent}" --out "$res/other-${run#*@}"
         grep -E "FAILED|skipped|cooperative:|persistent:|occupancy-api:|multi-kernel:" "$res/bench-other-${run#*@}.log" >>"$sum"
       done
+      [[ ${OTHER_BCTHIN:-1} == 1 ]] || continue
       step bench-bcthin 90 "$here/occupant" bench apps --interleave --runs 3 --apps bc \
         --input grid:w=32,h=32768,seed=1 --variants cooperative,occupancy-api,persistent --out "$res/bcthin"
       grep -E "geomean|FAILED|skipped|cooperative:|persistent:|occupancy-api:|multi-kernel:" "$res/bench-bcthin.log" >>"$sum" ;;

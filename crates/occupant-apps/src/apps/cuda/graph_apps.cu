@@ -91,7 +91,8 @@ __device__ __forceinline__ void clear_next(Grid gr, u32* ctl, u32 it) {
   if (gr.tid == 0u) ((volatile u32*)ctl)[(it + 1u) % 3u] = 0u;
 }
 
-/// A one-phase app's Grid for iteration it. Dynamic tiles (device loops, on graphs with heavy
+/// The Grid of iteration it's edge phase (bfs/sssp/cc, and colour/MIS's phase 0; one claimed
+/// phase per iteration). Dynamic tiles (device loops, on graphs with heavy
 /// vertices: skewed degrees, where tiles differ most in cost): iteration it claims from
 /// ctl[kClaim + it % 3], and global thread 0 clears the next iteration's counter (as clear_next
 /// clears its flag: last used two barriers ago, next used after this one). Measured on an H100
@@ -595,7 +596,7 @@ __device__ __forceinline__ void lose_phase(const Graph& g, Grid gr, const u32* s
                                            const u32* prio, u32* lost, u32* ctl, u32 it, u32 und) {
   clear_next(gr, ctl, it);
   LoseEdge op = {g.col, prio, state, lost, it, und};
-  phase_edges<u32>(g, gr, gr, op);
+  phase_edges<u32>(g, gr, claim_grid(g, gr, ctl, it), op);  // phase 0: one claim per iteration
 }
 
 /// Undecided vertices that did not lose take `win`; the flag says some vertex lost.
