@@ -93,23 +93,18 @@ __device__ __forceinline__ void heavy_sums(const Graph& g, Grid gr, const Op& op
   const u32 total = g.hoff[g.nh];
   const u32 chunks = (total + kChunk - 1u) / kChunk;
   for (u32 c = warp; c < chunks; c += nwarps) {
-    const u32 first = c * kChunk;
-    const u32 h0 = g.hchunk[c];
-    const u32 end0 = g.hoff[h0 + 1u];
-    const u32 u0 = g.hv[h0];
-    const bool two = end0 < first + kChunk && h0 + 1u < g.nh;
-    const u32 u1 = two ? g.hv[h0 + 1u] : u0;
+    const HeavyChunk h = heavy_chunk(g, c, total);
+    const u32 u0 = h.u0, u1 = h.u1;
     const bool a0 = op.active(u0);
-    const bool a1 = two && op.active(u1);
+    const bool a1 = h.two && op.active(u1);
     if (!a0 && !a1) continue;
     const u32 s0 = g.off[u0], s1 = g.off[u1];
-    const u32 last = first + kChunk < total ? first + kChunk : total;
     double x0 = 0.0, x1 = 0.0;
-    for (u32 k = first + lane; k < last; k += 32u) {
-      if (k < end0) {
-        if (a0) x0 += op.term(s0 + (k - g.hoff[h0]));
+    for (u32 k = h.first + lane; k < h.last; k += 32u) {
+      if (k < h.end0) {
+        if (a0) x0 += op.term(s0 + (k - h.base0));
       } else if (a1) {
-        x1 += op.term(s1 + (k - end0));
+        x1 += op.term(s1 + (k - h.end0));
       }
     }
 #pragma unroll

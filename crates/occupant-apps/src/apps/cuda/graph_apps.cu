@@ -216,30 +216,45 @@ __device__ __forceinline__ void tile_edges(const Graph& g, Grid gr, Op& op) {
   }
 }
 
-/// Visits the edges of chunk c (kChunk edge slots) of the heavy vertices u with active(u); total:
-/// the heavy vertices' edges (hoff[nh]). A chunk spans at most two heavy vertices (heavy_deg >=
-/// kChunk). Warp-uniform.
-template <class T, class Op>
-__device__ __forceinline__ void one_chunk(const Graph& g, u32 c, u32 total, u32 lane, Op& op) {
-  const u32 first = c * kChunk;
+/// Chunk c of the heavy vertices' edge slots (kChunk slots each; total = hoff[nh]): slots
+/// first .. last, owned by heavy vertex u0 below end0 and by u1 from there (a chunk spans at most
+/// two heavy vertices: heavy_deg >= kChunk; u1 == u0 when two is false). Slot k < end0 is edge
+/// off[u0] + (k - base0) of u0, slot k >= end0 edge off[u1] + (k - end0) of u1.
+struct HeavyChunk {
+  u32 first, last, base0, end0, u0, u1;
+  bool two;
+};
+
+__device__ __forceinline__ HeavyChunk heavy_chunk(const Graph& g, u32 c, u32 total) {
+  HeavyChunk h;
+  h.first = c * kChunk;
+  h.last = h.first + kChunk < total ? h.first + kChunk : total;
   // hchunk[c]: the heavy vertex holding edge slot c * kChunk (the last h with hoff[h] <= it).
   const u32 h0 = g.hchunk[c];
-  const u32 end0 = g.hoff[h0 + 1u];
-  const u32 u0 = g.hv[h0];
-  const bool two = end0 < first + kChunk && h0 + 1u < g.nh;
-  const u32 u1 = two ? g.hv[h0 + 1u] : u0;
-  const bool a0 = op.active(u0);
-  const bool a1 = two && op.active(u1);
+  h.base0 = g.hoff[h0];
+  h.end0 = g.hoff[h0 + 1u];
+  h.u0 = g.hv[h0];
+  h.two = h.end0 < h.first + kChunk && h0 + 1u < g.nh;
+  h.u1 = h.two ? g.hv[h0 + 1u] : h.u0;
+  return h;
+}
+
+/// Visits the edges of chunk c of the heavy vertices u with active(u) (heavy_chunk).
+/// Warp-uniform.
+template <class T, class Op>
+__device__ __forceinline__ void one_chunk(const Graph& g, u32 c, u32 total, u32 lane, Op& op) {
+  const HeavyChunk h = heavy_chunk(g, c, total);
+  const bool a0 = op.active(h.u0);
+  const bool a1 = h.two && op.active(h.u1);
   if (!a0 && !a1) return;
-  const T v0 = a0 ? op.value(u0) : T();
-  const T v1 = a1 ? op.value(u1) : T();
-  const u32 s0 = g.off[u0], s1 = g.off[u1];
-  const u32 last = first + kChunk < total ? first + kChunk : total;
-  for (u32 k = first + lane; k < last; k += 32u) {
-    if (k < end0) {
-      if (a0) op.edge(u0, s0 + (k - g.hoff[h0]), v0);
+  const T v0 = a0 ? op.value(h.u0) : T();
+  const T v1 = a1 ? op.value(h.u1) : T();
+  const u32 s0 = g.off[h.u0], s1 = g.off[h.u1];
+  for (u32 k = h.first + lane; k < h.last; k += 32u) {
+    if (k < h.end0) {
+      if (a0) op.edge(h.u0, s0 + (k - h.base0), v0);
     } else if (a1) {
-      op.edge(u1, s1 + (k - end0), v1);
+      op.edge(h.u1, s1 + (k - h.end0), v1);
     }
   }
 }

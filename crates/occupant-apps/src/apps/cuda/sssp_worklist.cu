@@ -89,28 +89,23 @@ __device__ __forceinline__ void sssp_worklist_phase(const Graph& g, Grid gr, u64
   const u32 htotal = g.hoff[g.nh];
   const u32 chunks = (htotal + kChunk - 1u) / kChunk;
   for (u32 c = warp; c < chunks; c += nwarps) {
-    const u32 first = c * kChunk;
-    const u32 h0 = g.hchunk[c];
-    const u32 end0 = g.hoff[h0 + 1u];
-    const u32 u0 = g.hv[h0];
-    const bool two = end0 < first + kChunk && h0 + 1u < g.nh;
-    const u32 u1 = two ? g.hv[h0 + 1u] : u0;
+    const HeavyChunk h = heavy_chunk(g, c, htotal);
+    const u32 u0 = h.u0, u1 = h.u1;
     const bool a0 = load_volatile(q_cur + u0) == s;
-    const bool a1 = two && load_volatile(q_cur + u1) == s;
+    const bool a1 = h.two && load_volatile(q_cur + u1) == s;
     if (!a0 && !a1) continue;
     const u64 d0 = a0 ? *(const volatile u64*)(dist + u0) : 0u;
     const u64 d1 = a1 ? *(const volatile u64*)(dist + u1) : 0u;
     const u32 s0 = g.off[u0], s1 = g.off[u1];
-    const u32 last = first + kChunk < htotal ? first + kChunk : htotal;
-    for (u32 kb = first; kb < last; kb += 32u) {
+    for (u32 kb = h.first; kb < h.last; kb += 32u) {
       const u32 k = kb + lane;
       u32 v = 0u;
       bool push = false;
-      if (k < last) {
-        if (k < end0) {
-          if (a0) push = op.relax(s0 + (k - g.hoff[h0]), d0, v);
+      if (k < h.last) {
+        if (k < h.end0) {
+          if (a0) push = op.relax(s0 + (k - h.base0), d0, v);
         } else if (a1) {
-          push = op.relax(s1 + (k - end0), d1, v);
+          push = op.relax(s1 + (k - h.end0), d1, v);
         }
       }
       warp_push(out, count, push, v);
