@@ -37,6 +37,8 @@
 #               -DOCC_APP_STATIC_TILES, -DOCC_APP_TILES_FIRST, -DOCC_APP_CLAIM_TILES=k, ...)
 #   tilecost    pagerank multi-kernel / persistent with OCCUPANT_APP_TILE_COST=c for each c:input
 #               of TILE_RUNS (input ba = ba-4M, rmat = rmat-22; default 16:ba 48:ba 128:ba)
+#   coopall     every cooperative graph app alone: persistent / regular / query resizing barrier
+#               (`occupant multitask --backend cuda --overhead`), COOPALL_RUNS, COOPALL_REPEATS
 #   coop        coop_cuda_experiments overhead: persistent / regular / query grid BFS and SSSP,
 #               4 interleaved repetitions of two launches each
 # Results: $OUT/results.tar.gz and $OUT/summary.txt.
@@ -201,6 +203,23 @@ for s in $steps; do
           --input "$inp" --variants multi-kernel,persistent --out "$res/tilecost-${run/:/-}"
         unset OCCUPANT_APP_TILE_COST
         grep -E "persistent:|multi-kernel:|FAILED|skipped" "$res/bench-tilecost-${run/:/-}.log" >>"$sum"
+      done ;;
+    coopall)
+      # Issue 12's overhead figure for every cooperative graph app: `occupant multitask
+      # --backend cuda --overhead` (persistent / regular / query alone, paired, verified) per
+      # APP@INPUT:ROUNDS of COOPALL_RUNS (inputs: grid = grid 1000x1000, rmat = R-MAT 20,
+      # bcgrid = grid 200x200: bc's path counts overflow on larger grids).
+      for run in ${COOPALL_RUNS:-bfs@grid:8 sssp@grid:4 sssp-worklist@grid:4 cc@grid:2 pagerank@grid:8 color@grid:64 mis@grid:64 bc@bcgrid:8 bfs@rmat:64 sssp@rmat:16 sssp-worklist@rmat:16 cc@rmat:32 pagerank@rmat:2 color@rmat:1 mis@rmat:16 bc@rmat:4}; do
+        app=${run%%@*}; rest=${run#*@}; inp=${rest%%:*}; rounds=${rest##*:}
+        case $inp in
+          grid) spec=grid:w=1000,h=1000,seed=1 ;;
+          rmat) spec=rmat:scale=20,ef=16,seed=1 ;;
+          bcgrid) spec=grid:w=200,h=200,seed=1 ;;
+          *) echo "coopall: unknown input in $run" >>"$sum"; continue ;;
+        esac
+        step "coopall-$app-$inp" 90 "$here/occupant" multitask --backend cuda --overhead --app "$app" \
+          --gen "$spec" --rounds "$rounds" --repeats "${COOPALL_REPEATS:-3}" --json "$res/coopall-$app-$inp.json"
+        grep -E "groups\): persistent|error" "$res/coopall-$app-$inp.log" | sed "s/^/$inp: /" >>"$sum"
       done ;;
     coop)
       step coop-overhead 65 "$here/coop_cuda_experiments" "$res/coop" overhead 4 grid:1000x1000

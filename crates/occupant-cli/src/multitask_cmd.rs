@@ -71,6 +71,11 @@ pub struct MultitaskArgs {
     /// Least kernel time of each co-run, ms (the app runs back to back until it is covered).
     #[arg(long, default_value = "3000", value_parser = at_least_one::<u64>)]
     pub corun_ms: u64,
+    /// CUDA: no co-run — the cooperative kernel against its persistent twin alone
+    /// (persistent, regular, query; two launches each per repetition, --repeats repetitions,
+    /// every launch verified): issue 12's overhead figure for any app and input.
+    #[arg(long)]
+    pub overhead: bool,
     /// Write the results as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -110,6 +115,13 @@ pub fn run(a: &MultitaskArgs) -> Result<(), String> {
     if a.backend == Backend::Cuda {
         // The CUDA runner writes JSON and a table (no SVG).
         return crate::multitask_cuda::run(a, &variants, a.json.as_deref());
+    }
+    if a.overhead {
+        return Err(
+            "multitask --overhead measures the CUDA kernels (--backend cuda); the CPU run's \
+                    table already gives cooperative vs persistent alone"
+                .into(),
+        );
     }
     let mut app = match (&a.graph, &a.gen) {
         (None, None) => App::parse(&a.app).map_err(|e| e.to_string())?,

@@ -73,6 +73,9 @@ pub fn run(
         points: a.points.unwrap_or(1_000_000),
         depth: a.depth.unwrap_or(12),
     };
+    if a.overhead {
+        return overhead(a, &gpu, g.as_ref(), &sources, size, json);
+    }
     let mut results = Vec::new();
     println!(
         "{:<7} {:<8} {:<12} {:>5} {:>12} {:>10} {:>11} {:>9} {:>15} {:>9} {:>9} {:>6}",
@@ -140,6 +143,55 @@ pub fn run(
     }
     if let Some(j) = json {
         let text = serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?;
+        std::fs::write(j, text).map_err(|e| format!("writing {}: {e}", j.display()))?;
+        eprintln!("wrote {}", j.display());
+    }
+    Ok(())
+}
+
+/// `--overhead`: the app alone, persistent vs regular vs query (`coop_cuda::coop_overhead`).
+fn overhead(
+    a: &MultitaskArgs,
+    gpu: &occupant::cuda::Gpu,
+    g: Option<&occupant_apps::graph::Csr>,
+    sources: &[u32],
+    size: coop_cuda::AppSize,
+    json: Option<&Path>,
+) -> Result<(), String> {
+    let app = coop_cuda::coop_app(gpu, &a.app, g, sources, size).map_err(|e| e.to_string())?;
+    eprintln!(
+        "multitask: {} alone, persistent / regular / query, {} interleaved repetitions of two launches",
+        a.app, a.repeats
+    );
+    let r = coop_cuda::coop_overhead(gpu, app, a.repeats).map_err(|e| e.to_string())?;
+    let ms = |v: &[f64]| coop_cuda::median(v) / 1e3;
+    println!(
+        "{} ({} groups): persistent {:.3} ms, regular {:.3} ms, query {:.3} ms (medians); regular/persistent {:.3} ({:.3}–{:.3}), query/persistent {:.3} ({:.3}–{:.3}) (medians of paired ratios, range); 0 wrong",
+        r.app,
+        r.groups,
+        ms(&r.persistent_us),
+        ms(&r.regular_us),
+        ms(&r.query_us),
+        r.regular_over_persistent.median,
+        r.regular_over_persistent.min,
+        r.regular_over_persistent.max,
+        r.query_over_persistent.median,
+        r.query_over_persistent.min,
+        r.query_over_persistent.max,
+    );
+    if let Some(j) = json {
+        let input = a
+            .graph
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .or_else(|| a.gen.clone());
+        let doc = serde_json::json!({
+            "device": gpu.info().name,
+            "input": input,
+            "rounds": a.rounds,
+            "overhead": r,
+        });
+        let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
         std::fs::write(j, text).map_err(|e| format!("writing {}: {e}", j.display()))?;
         eprintln!("wrote {}", j.display());
     }

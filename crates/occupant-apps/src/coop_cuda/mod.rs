@@ -15,6 +15,7 @@ mod graph;
 mod kernel;
 mod multitask;
 mod octree;
+mod overhead;
 mod steal;
 
 pub use bfs::{
@@ -29,3 +30,4 @@ pub use multitask::{
     WORKLOADS,
 };
 pub use octree::{decode_leaves, GpuOctree, OCTREE_CU};
+pub use overhead::{coop_overhead, overhead_summary, CoopOverhead};
