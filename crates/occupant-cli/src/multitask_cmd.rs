@@ -113,8 +113,8 @@ pub fn run(a: &MultitaskArgs) -> Result<(), String> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     if a.backend == Backend::Cuda {
-        // The CUDA runner writes JSON and a table (no SVG).
-        return crate::multitask_cuda::run(a, &variants, a.json.as_deref());
+        // The CUDA runner writes JSON, a table and (co-runs) the figures.
+        return crate::multitask_cuda::run(a, &variants, a.json.as_deref(), svg.as_deref());
     }
     if a.overhead {
         return Err(

@@ -6,6 +6,7 @@
 //! the ratio of the means); JSON and a table.
 
 use crate::multitask_cmd::MultitaskArgs;
+use crate::plot::{panels_svg, Panel};
 use occupant::model::coop::ResizeVariant;
 use occupant_apps::coop_cuda::{self, BarrierMode};
 use occupant_apps::graph::{BuildOptions, GraphSource};
@@ -16,6 +17,7 @@ pub fn run(
     a: &MultitaskArgs,
     variants: &[ResizeVariant],
     json: Option<&Path>,
+    svg: Option<&Path>,
 ) -> Result<(), String> {
     if !coop_cuda::COOP_CUDA_APPS.contains(&a.app.as_str()) {
         return Err(format!(
@@ -146,7 +148,68 @@ pub fn run(
         std::fs::write(j, text).map_err(|e| format!("writing {}: {e}", j.display()))?;
         eprintln!("wrote {}", j.display());
     }
+    if let Some(s) = svg {
+        figures(&results, s)?;
+        eprintln!("wrote {}", s.display());
+    }
     Ok(())
+}
+
+/// Fig. 5 shape (the other kernel's gather and execution time per share, log scale) and Fig. 6
+/// shape (the cooperative kernel's slowdown and the other kernel's achieved period per share),
+/// one series per workload × barrier, x = the groups asked for.
+fn figures(results: &[coop_cuda::MultitaskResult], path: &Path) -> Result<(), String> {
+    let Some(first) = results.first() else {
+        return Ok(());
+    };
+    let mut names: Vec<(&str, BarrierMode)> = Vec::new();
+    for r in results {
+        if !names.contains(&(r.corun.workload.name, r.corun.barrier)) {
+            names.push((r.corun.workload.name, r.corun.barrier));
+        }
+    }
+    type Series = Vec<(String, Vec<(f64, f64)>)>;
+    let series = |f: &dyn Fn(&coop_cuda::PairedCoRun) -> f64, suffix: &str| -> Series {
+        names
+            .iter()
+            .map(|(w, b)| {
+                let label = format!("{w} {}{suffix}", format!("{b:?}").to_lowercase());
+                let points = results
+                    .iter()
+                    .filter(|r| r.corun.workload.name == *w && r.corun.barrier == *b)
+                    .map(|r| (r.corun.groups_asked as f64, f(&r.corun)))
+                    .collect();
+                (label, points)
+            })
+            .collect()
+    };
+    let x_label = format!("groups asked for (of {})", first.groups);
+    let mut fig5 = series(&|c| c.gather_us.median.max(0.1), " gather");
+    fig5.extend(series(&|c| c.exec_us.median.max(0.1), " exec"));
+    let panels = vec![
+        Panel {
+            title: format!(
+                "{} on {}: other kernel, gather and execution (µs)",
+                first.app, first.device
+            ),
+            x_label: x_label.clone(),
+            y_label: "µs (median)".into(),
+            series: fig5,
+        },
+        Panel {
+            title: "cooperative kernel slowdown (co-run / alone, paired)".into(),
+            x_label: x_label.clone(),
+            y_label: "slowdown".into(),
+            series: series(&|c| c.slowdown, ""),
+        },
+        Panel {
+            title: "achieved period of the other kernel (ms, median)".into(),
+            x_label,
+            y_label: "ms".into(),
+            series: series(&|c| c.achieved_period_ms.median.max(0.1), ""),
+        },
+    ];
+    panels_svg(path, &panels)
 }
 
 /// `--overhead`: the app alone, persistent vs regular vs query (`coop_cuda::coop_overhead`).
