@@ -2,6 +2,7 @@
 
 mod backend_arg;
 mod bench_apps;
+mod bench_placement;
 mod bench_primitives;
 mod cli_values;
 mod cpu_bench_primitives;
@@ -77,6 +78,9 @@ enum BenchCommand {
     Forkjoin(forkjoin_cmd::ForkjoinArgs),
     /// The nested-parallelism suite: SPMD vs fork-join nested kernels (CUDA).
     Nested(forkjoin_cmd::NestedArgs),
+    /// Where a persistent program's barrier lives: the barrier at every candidate place per
+    /// launch shape beside grid.sync(), and apps' times per place (CUDA).
+    Placement(bench_placement::PlacementArgs),
 }
 
 fn main() -> ExitCode {
@@ -107,6 +111,7 @@ fn main() -> ExitCode {
         Command::Bench(BenchCommand::Apps(a)) => bench_apps::run(&a),
         Command::Bench(BenchCommand::Forkjoin(a)) => forkjoin_cmd::run_forkjoin(&a),
         Command::Bench(BenchCommand::Nested(a)) => forkjoin_cmd::run_nested(&a),
+        Command::Bench(BenchCommand::Placement(a)) => bench_placement::run(&a),
         Command::Discover(args) if args.backend == backend_arg::Backend::Cuda => {
             cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
         }

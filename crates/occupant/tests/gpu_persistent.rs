@@ -104,6 +104,93 @@ fn persistent_rounds_with_every_barrier() {
     }
 }
 
+/// The placement probe times every candidate place, the first launch keeps the fastest, and the
+/// barrier is right at every place (rounds checked at the first, the last and the chosen one);
+/// a program compiled with one place has nothing to probe and still runs.
+#[test]
+fn the_barrier_is_right_at_every_place_and_the_probe_picks_the_fastest() {
+    use occupant::cuda::{LaunchMode, PERSISTENT_PLACEMENTS};
+    let Some(gpu) =
+        gpu_or_skip("the_barrier_is_right_at_every_place_and_the_probe_picks_the_fastest")
+    else {
+        return;
+    };
+    let n = 1u32 << 18;
+    let run = |prog: &PersistentProgram| {
+        let data = gpu.alloc_zeroed::<u32>(n as usize).unwrap();
+        let errors = gpu.alloc_zeroed::<u32>(1).unwrap();
+        let groups = gpu.alloc_zeroed::<u32>(1).unwrap();
+        let r = prog
+            .launch("rounds", 256, &args![&data, n, 30u32, &errors, &groups])
+            .unwrap();
+        assert_eq!(errors.to_vec().unwrap()[0], 0, "{r:?}");
+        assert!(data.to_vec().unwrap().iter().all(|&x| x == 30));
+        r
+    };
+    for kind in [
+        BarrierKind::LeanPause,
+        BarrierKind::Relay,
+        BarrierKind::Hierarchical,
+    ] {
+        let prog = PersistentProgram::compile_with_barrier(
+            &gpu,
+            kind,
+            "persistent_rounds.cu",
+            SRC,
+            &Default::default(),
+        )
+        .unwrap();
+        assert_eq!(prog.placements(), PERSISTENT_PLACEMENTS);
+        assert!(prog.placement().is_none());
+        let first = run(&prog);
+        let p = prog.placement().expect("the first launch probes");
+        assert_eq!(p.candidates.len(), PERSISTENT_PLACEMENTS);
+        assert!(p
+            .candidates
+            .iter()
+            .all(|c| c.ns_per_barrier.is_finite() && c.ns_per_barrier > 0.0));
+        let fastest = p
+            .candidates
+            .iter()
+            .map(|c| c.ns_per_barrier)
+            .fold(f64::MAX, f64::min);
+        assert_eq!(p.chosen_ns(), fastest);
+        assert_eq!(
+            first.barrier_offset_bytes,
+            p.candidates[p.chosen].offset_bytes
+        );
+        println!(
+            "{kind} x256: {} blocks; first {:.0} ns, median {:.0}, chosen {:.0} (offset {}), slowest {:.0}",
+            p.participants,
+            p.first_ns(),
+            p.median_ns(),
+            p.chosen_ns(),
+            first.barrier_offset_bytes,
+            p.slowest_ns()
+        );
+        for c in [0, PERSISTENT_PLACEMENTS - 1, p.chosen] {
+            prog.place_at(c).unwrap();
+            let r = run(&prog);
+            assert_eq!(r.barrier_offset_bytes, p.candidates[c].offset_bytes);
+        }
+        assert!(prog.place_at(PERSISTENT_PLACEMENTS).is_err());
+    }
+    let single = PersistentProgram::compile_with_barrier(
+        &gpu,
+        BarrierKind::LeanPause,
+        "persistent_rounds.cu",
+        SRC,
+        &occupant::cuda::CompileOptions::default().option("-DOCC_PERSISTENT_PLACEMENTS=1"),
+    )
+    .unwrap();
+    assert_eq!(single.placements(), 1);
+    assert!(single
+        .probe_placement("rounds", &LaunchConfig::new(LaunchMode::Discovery, 256))
+        .is_err());
+    assert_eq!(run(&single).barrier_offset_bytes, 0);
+    assert!(single.placement().is_none());
+}
+
 #[test]
 fn a_kernel_without_persistent_is_a_clear_error() {
     let Some(gpu) = gpu_or_skip("a_kernel_without_persistent_is_a_clear_error") else {

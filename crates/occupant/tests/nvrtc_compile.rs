@@ -258,3 +258,35 @@ fn helpers_emit_the_documented_instructions() {
         assert!(ptx.contains(insn), "PTX lacks {insn}");
     }
 }
+
+/// A persistent program compiles with the placement probe (`OCC_PERSISTENT_PLACEMENTS`, as
+/// `PersistentProgram` compiles it) for every barrier kind `occ::PersistentKernel` holds, and
+/// the probe kernel is in the image.
+#[test]
+fn the_placement_probe_compiles_for_every_persistent_kind() {
+    use occupant::cuda::sync::BarrierKind;
+    use occupant::cuda::{persistent_supports, PERSISTENT_PLACEMENTS};
+    if !nvrtc_or_skip("the_placement_probe_compiles_for_every_persistent_kind") {
+        return;
+    }
+    for &k in BarrierKind::ALL.iter().filter(|&&k| persistent_supports(k)) {
+        let opts = CompileOptions::default()
+            .option(format!("-DOCC_PERSISTENT_BARRIER={}", k.primitive_id()))
+            .option(format!(
+                "-DOCC_PERSISTENT_PLACEMENTS={PERSISTENT_PLACEMENTS}"
+            ));
+        let c = compile_uncached(
+            &format!("placement_{}.cu", k.name()),
+            "#include <occupant.cuh>\n",
+            &opts,
+            ARCH,
+        )
+        .unwrap_or_else(|e| panic!("{k}: {e}"));
+        assert!(c.log.is_empty(), "{k}: NVRTC warnings:\n{}", c.log);
+        let image = String::from_utf8_lossy(&c.image);
+        assert!(
+            image.contains("occ_persistent_placement_probe"),
+            "{k}: no probe kernel in the image"
+        );
+    }
+}

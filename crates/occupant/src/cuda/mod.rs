@@ -54,7 +54,8 @@ pub use launch::{LaunchConfig, LaunchMode, LaunchReport};
 pub use module::{KernelAttributes, Module};
 pub use persistent::{
     persistent_barrier_for_block, persistent_supports, PersistentProgram, PersistentReport,
-    PERSISTENT_MAX_GROUPS, PERSISTENT_POLL_PAUSE_SHIFT,
+    Placement, PlacementTiming, PERSISTENT_MAX_GROUPS, PERSISTENT_PLACEMENTS,
+    PERSISTENT_PLACEMENT_STRIDE_WORDS, PERSISTENT_POLL_PAUSE_SHIFT, PLACEMENT_PROBE_ROUNDS,
 };
 pub use watchdog::{primitive_name, Control, CONTROL_BYTES, PRIMITIVES};
 

@@ -28,6 +28,7 @@ use crate::model::{Error, LaunchShape, Result};
 use cudarc::driver::sys::{self, CUresult};
 use cudarc::driver::DevicePtr;
 use serde::Serialize;
+use std::sync::{Arc, Mutex};
 
 /// Most participating blocks `occ::PersistentKernel` holds barrier state for
 /// (`OCC_PERSISTENT_MAX_GROUPS` in persistent.cuh).
@@ -41,8 +42,24 @@ pub const PERSISTENT_MAX_GROUPS: usize = 8192;
 /// entries, from which [`persistent_barrier_for_block`] chooses, are measured with it.
 pub const PERSISTENT_POLL_PAUSE_SHIFT: i32 = 1;
 
-/// Bytes of `occ_persistent` before the barrier words (the hint and its padding).
+/// Bytes of `occ_persistent` before the barrier words (the hint, the placement, the probe's
+/// time and padding).
 const HEADER_BYTES: usize = 128;
+/// Byte offset of `occ_persistent.offset` (the barrier's placement, in words).
+const OFFSET_BYTE: u64 = 4;
+
+/// Candidate places for a persistent program's barrier state (`OCC_PERSISTENT_PLACEMENTS`):
+/// the placement probe times the barrier at each and the program keeps the fastest.
+pub const PERSISTENT_PLACEMENTS: usize = 16;
+/// Words between two candidate places (`OCC_PERSISTENT_PLACEMENT_STRIDE`: 36 KiB + 128 bytes,
+/// so that the candidates differ in every address bit from the line's up to the 512 KiB one).
+pub const PERSISTENT_PLACEMENT_STRIDE_WORDS: usize = 9248;
+/// Barriers the placement probe times at each candidate place (after one untimed barrier;
+/// ns per barrier = the median over the participants, as the barrier benchmark's `grid.sync()`
+/// comparator is timed).
+pub const PLACEMENT_PROBE_ROUNDS: u32 = 64;
+/// Sweeps over the candidates; each candidate keeps its fastest sweep.
+const PLACEMENT_PROBE_SWEEPS: usize = 2;
 
 /// Whether `occ::PersistentKernel` can use barrier `kind` (its state fits `occ_persistent`:
 /// every kind but the tree barrier).
@@ -65,12 +82,74 @@ pub fn persistent_barrier_for_block(gpu: &Gpu, block_threads: usize) -> Result<B
 }
 
 /// A program whose kernels use `occ::PersistentKernel`, compiled for one GPU with one barrier.
+///
+/// **Where its barrier lives.** How fast one line takes a thousand arrivals and polls depends on
+/// where its physical address falls in the L2 (on an H100 a graph kernel's whole run moved by
+/// ±3 % with the module's load address; `docs/PERSISTENT.md`). So the program's barrier state
+/// has [`PERSISTENT_PLACEMENTS`] candidate places, and before its first launch the program
+/// times a short barrier loop at each, in the launch's shape
+/// ([`probe_placement`](Self::probe_placement)), and keeps the fastest for every later launch
+/// (clones share it). Compile with `-DOCC_PERSISTENT_PLACEMENTS=1` for a single place and no
+/// probe.
 #[derive(Clone, Debug)]
 pub struct PersistentProgram {
     module: Module,
     barrier: BarrierKind,
     /// Device address and size of `occ_persistent`.
     state: (u64, usize),
+    /// Candidate places compiled in (`OCC_PERSISTENT_PLACEMENTS`).
+    placements: usize,
+    /// The chosen place, once probed.
+    placement: Arc<Mutex<Option<Placement>>>,
+}
+
+/// One candidate place of a persistent program's barrier and its time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlacementTiming {
+    /// Bytes from the first candidate place.
+    pub offset_bytes: usize,
+    /// Device address of the barrier's first word there.
+    pub address: u64,
+    /// Nanoseconds per barrier (the fastest sweep of [`PLACEMENT_PROBE_ROUNDS`] barriers).
+    pub ns_per_barrier: f64,
+}
+
+/// What the placement probe measured and chose ([`PersistentProgram::probe_placement`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Placement {
+    /// Index of the chosen candidate in `candidates` (the fastest).
+    pub chosen: usize,
+    /// Every candidate, in address order.
+    pub candidates: Vec<PlacementTiming>,
+    /// Threads per block of the probe's launches.
+    pub block_threads: usize,
+    /// Blocks that took part in the probe's last launch.
+    pub participants: u32,
+}
+
+impl Placement {
+    /// Nanoseconds per barrier at the chosen place.
+    pub fn chosen_ns(&self) -> f64 {
+        self.candidates[self.chosen].ns_per_barrier
+    }
+    /// Nanoseconds per barrier at the first candidate place (where the barrier lives without a
+    /// probe).
+    pub fn first_ns(&self) -> f64 {
+        self.candidates[0].ns_per_barrier
+    }
+    /// Median over the candidates, ns per barrier.
+    pub fn median_ns(&self) -> f64 {
+        let mut v: Vec<f64> = self.candidates.iter().map(|c| c.ns_per_barrier).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    }
+    /// Slowest candidate, ns per barrier.
+    pub fn slowest_ns(&self) -> f64 {
+        self.candidates
+            .iter()
+            .map(|c| c.ns_per_barrier)
+            .fold(0.0, f64::max)
+    }
 }
 
 /// What a persistent launch did.
@@ -84,6 +163,8 @@ pub struct PersistentReport {
     pub hint: u32,
     /// The barrier `occ::PersistentKernel::barrier` used.
     pub barrier: BarrierKind,
+    /// Bytes from the first candidate place to the barrier's state (the probe's choice).
+    pub barrier_offset_bytes: usize,
     /// Host wall time from submitting to completion, µs.
     pub elapsed_us: f64,
     /// The underlying launch.
@@ -141,6 +222,15 @@ impl PersistentProgram {
         if !opts
             .options
             .iter()
+            .any(|o| o.contains("OCC_PERSISTENT_PLACEMENTS"))
+        {
+            opts = opts.option(format!(
+                "-DOCC_PERSISTENT_PLACEMENTS={PERSISTENT_PLACEMENTS}"
+            ));
+        }
+        if !opts
+            .options
+            .iter()
             .any(|o| o.contains("OCC_POLL_PAUSE_SHIFT"))
         {
             opts = opts.option(format!(
@@ -165,17 +255,188 @@ impl PersistentProgram {
             }
             Err(e) => return Err(driver_err("cuModuleGetGlobal(occ_persistent)", e)),
         };
-        if state.1 < HEADER_BYTES + 4 * kind.state_words(PERSISTENT_MAX_GROUPS).min(64) {
+        let base = HEADER_BYTES + 4 * 2 * PERSISTENT_MAX_GROUPS;
+        if state.1 < base {
             return Err(Error::InvalidLaunch(format!(
                 "occ_persistent in `{name}` is {} bytes: mismatched persistent.cuh",
                 state.1
             )));
         }
+        let placements = (state.1 - base) / (4 * PERSISTENT_PLACEMENT_STRIDE_WORDS) + 1;
         Ok(PersistentProgram {
             module,
             barrier: kind,
             state,
+            placements,
+            placement: Arc::new(Mutex::new(None)),
         })
+    }
+
+    /// The placement chosen for the barrier, once probed (`None` before the first launch, and
+    /// always for a program compiled with a single place).
+    pub fn placement(&self) -> Option<Placement> {
+        self.placement.lock().ok().and_then(|p| p.clone())
+    }
+
+    /// Puts the barrier at candidate place `candidate` for every later launch, instead of the
+    /// probe's choice (experiments: how much the place decides a kernel's time). The timings of
+    /// an earlier probe are kept; without one the placement records only the choice (no
+    /// timings: `ns_per_barrier` is NaN).
+    pub fn place_at(&self, candidate: usize) -> Result<()> {
+        if candidate >= self.placements {
+            return Err(Error::InvalidLaunch(format!(
+                "barrier place {candidate}: this program has {} candidate places (0..{})",
+                self.placements, self.placements
+            )));
+        }
+        let mut p = self
+            .placement
+            .lock()
+            .map_err(|_| Error::Input("the placement lock was poisoned".into()))?;
+        let mut next = p.clone().unwrap_or_else(|| Placement {
+            chosen: 0,
+            candidates: (0..self.placements)
+                .map(|c| PlacementTiming {
+                    offset_bytes: 4 * c * PERSISTENT_PLACEMENT_STRIDE_WORDS,
+                    address: self.state.0
+                        + (HEADER_BYTES + 4 * c * PERSISTENT_PLACEMENT_STRIDE_WORDS) as u64,
+                    ns_per_barrier: f64::NAN,
+                })
+                .collect(),
+            block_threads: 0,
+            participants: 0,
+        });
+        next.chosen = candidate;
+        *p = Some(next);
+        Ok(())
+    }
+
+    /// Candidate places compiled into this program (1: no probe).
+    pub fn placements(&self) -> usize {
+        self.placements
+    }
+
+    /// Times [`PLACEMENT_PROBE_ROUNDS`] barriers of the program's kind at each candidate place
+    /// of its state, launched as `kernel` would be with `cfg` (the same block, grid and hint;
+    /// the probe is `occ_persistent_placement_probe`, in every module compiled by
+    /// [`PersistentProgram`]), keeps the fastest for later launches and returns every timing.
+    /// [`launch_with`](Self::launch_with) calls it before the first launch; call it yourself
+    /// to choose with another shape or to see the timings.
+    pub fn probe_placement(&self, kernel: &str, cfg: &LaunchConfig) -> Result<Placement> {
+        if self.placements < 2 {
+            return Err(Error::InvalidLaunch(
+                "this persistent program was compiled with one barrier place (OCC_PERSISTENT_PLACEMENTS=1): nothing to probe".into(),
+            ));
+        }
+        let (threads, _, hint) = self.shape(kernel, cfg)?;
+        let mut probe_cfg = LaunchConfig::new(LaunchMode::Discovery, threads)
+            .grid(hint.max(1) as usize)
+            .watchdog(cfg.watchdog);
+        probe_cfg.block = cfg.block;
+        let words = self.barrier.state_words(hint.max(1) as usize);
+        let gpu = Gpu {
+            shared: self.module.inner.gpu.clone(),
+        };
+        let times = gpu.alloc_zeroed::<u64>(2 * hint.max(1) as usize)?;
+        let mut best = vec![f64::INFINITY; self.placements];
+        let mut participants = 0;
+        for _ in 0..PLACEMENT_PROBE_SWEEPS {
+            for (c, b) in best.iter_mut().enumerate() {
+                let offset = c * PERSISTENT_PLACEMENT_STRIDE_WORDS;
+                self.prepare(offset, words, hint)?;
+                let r = self.module.launch(
+                    "occ_persistent_placement_probe",
+                    &probe_cfg,
+                    &crate::args![PLACEMENT_PROBE_ROUNDS, &times],
+                )?;
+                participants = r.participants.unwrap_or(0);
+                let t = times.to_vec()?;
+                let mut per: Vec<f64> = t
+                    .chunks_exact(2)
+                    .take(participants as usize)
+                    .filter(|p| p[1] > p[0])
+                    .map(|p| (p[1] - p[0]) as f64 / f64::from(PLACEMENT_PROBE_ROUNDS))
+                    .collect();
+                per.sort_by(f64::total_cmp);
+                if let Some(&ns) = per.get(per.len() / 2) {
+                    *b = b.min(ns);
+                }
+            }
+        }
+        let candidates: Vec<PlacementTiming> = best
+            .iter()
+            .enumerate()
+            .map(|(c, &ns)| PlacementTiming {
+                offset_bytes: 4 * c * PERSISTENT_PLACEMENT_STRIDE_WORDS,
+                address: self.state.0
+                    + (HEADER_BYTES + 4 * c * PERSISTENT_PLACEMENT_STRIDE_WORDS) as u64,
+                ns_per_barrier: ns,
+            })
+            .collect();
+        let chosen = (0..candidates.len())
+            .min_by(|&a, &b| {
+                candidates[a]
+                    .ns_per_barrier
+                    .total_cmp(&candidates[b].ns_per_barrier)
+            })
+            .unwrap_or(0);
+        let placement = Placement {
+            chosen,
+            candidates,
+            block_threads: threads,
+            participants,
+        };
+        if let Ok(mut p) = self.placement.lock() {
+            *p = Some(placement.clone());
+        }
+        Ok(placement)
+    }
+
+    /// Threads per block, blocks launched and the occupancy API's bound for `kernel` under `cfg`.
+    fn shape(&self, kernel: &str, cfg: &LaunchConfig) -> Result<(usize, usize, u32)> {
+        let gpu = &self.module.inner.gpu;
+        let threads: usize = cfg.block.iter().product();
+        let launched = match cfg.grid {
+            Some(g) => g.iter().product(),
+            None => gpu.info.resident_blocks_bound(threads as u32) as usize,
+        };
+        if launched > PERSISTENT_MAX_GROUPS {
+            return Err(Error::InvalidLaunch(format!(
+                "persistent launch of `{kernel}` with {launched} blocks: occ::PersistentKernel holds state for {PERSISTENT_MAX_GROUPS}"
+            )));
+        }
+        let hint = self
+            .module
+            .max_active_blocks_per_sm(kernel, threads as u32, cfg.shared_bytes)?
+            .saturating_mul(gpu.info.sm_count)
+            .min(launched as u32);
+        Ok((threads, launched, hint))
+    }
+
+    /// Zeroes the header and `words` barrier words at `offset`, then writes the hint and the
+    /// placement (queued on the stream before the next launch).
+    fn prepare(&self, offset: usize, words: usize, hint: u32) -> Result<()> {
+        let stream = self.module.inner.gpu.stream.cu_stream();
+        let start = HEADER_BYTES + 4 * offset;
+        let bytes = (4 * words).min(self.state.1.saturating_sub(start));
+        // SAFETY: occ_persistent spans state.1 bytes: the header (HEADER_BYTES) and
+        // [start, start + bytes) lie inside it; the writes are ordered on the stream before the
+        // launch queued after them.
+        unsafe {
+            sys::cuMemsetD8Async(self.state.0, 0, HEADER_BYTES, stream)
+                .result()
+                .map_err(|e| driver_err("cuMemsetD8(occ_persistent)", e))?;
+            sys::cuMemsetD8Async(self.state.0 + start as u64, 0, bytes, stream)
+                .result()
+                .map_err(|e| driver_err("cuMemsetD8(occ_persistent.barrier)", e))?;
+            sys::cuMemsetD32Async(self.state.0, hint, 1, stream)
+                .result()
+                .map_err(|e| driver_err("cuMemsetD32(occ_persistent.hint)", e))?;
+            sys::cuMemsetD32Async(self.state.0 + OFFSET_BYTE, offset as u32, 1, stream)
+                .result()
+                .map_err(|e| driver_err("cuMemsetD32(occ_persistent.offset)", e))?;
+        }
+        Ok(())
     }
 
     /// The loaded module (for its other kernels and attributes).
@@ -213,41 +474,23 @@ impl PersistentProgram {
     ) -> Result<PersistentReport> {
         let mut cfg = cfg.clone();
         cfg.mode = LaunchMode::Discovery;
-        let gpu = &self.module.inner.gpu;
-        let threads: usize = cfg.block.iter().product();
-        let launched = match cfg.grid {
-            Some(g) => g.iter().product(),
-            None => gpu.info.resident_blocks_bound(threads as u32) as usize,
-        };
-        if launched > PERSISTENT_MAX_GROUPS {
-            return Err(Error::InvalidLaunch(format!(
-                "persistent launch of `{kernel}` with {launched} blocks: occ::PersistentKernel holds state for {PERSISTENT_MAX_GROUPS}"
-            )));
+        let (_, launched, hint) = self.shape(kernel, &cfg)?;
+        let probed = self.placement.lock().map(|p| p.is_some()).unwrap_or(true);
+        if self.placements > 1 && !probed {
+            self.probe_placement(kernel, &cfg)?;
         }
-        let hint = self
-            .module
-            .max_active_blocks_per_sm(kernel, threads as u32, cfg.shared_bytes)?
-            .saturating_mul(gpu.info.sm_count)
-            .min(launched as u32);
-        let words = self.barrier.state_words(launched);
-        let bytes = (HEADER_BYTES + 4 * words).min(self.state.1);
-        let stream = gpu.stream.cu_stream();
-        // SAFETY: occ_persistent spans state.1 >= bytes bytes; both writes are ordered on the
-        // stream before the launch queued after them.
-        unsafe {
-            sys::cuMemsetD8Async(self.state.0, 0, bytes, stream)
-                .result()
-                .map_err(|e| driver_err("cuMemsetD8(occ_persistent)", e))?;
-            sys::cuMemsetD32Async(self.state.0, hint, 1, stream)
-                .result()
-                .map_err(|e| driver_err("cuMemsetD32(occ_persistent.hint)", e))?;
-        }
+        let offset = self
+            .placement()
+            .map(|p| p.chosen * PERSISTENT_PLACEMENT_STRIDE_WORDS)
+            .unwrap_or(0);
+        self.prepare(offset, self.barrier.state_words(launched), hint)?;
         let launch = self.module.launch(kernel, &cfg, args)?;
         Ok(PersistentReport {
             participants: launch.participants.unwrap_or(0),
             launched: launch.blocks,
             hint,
             barrier: self.barrier,
+            barrier_offset_bytes: 4 * offset,
             elapsed_us: launch.elapsed_us,
             launch,
         })

@@ -21,6 +21,7 @@
 
 pub mod bench;
 mod device_graph;
+mod placement;
 mod programs;
 mod runner;
 mod trace;
@@ -33,6 +34,7 @@ pub use device_graph::{
     tile_cost_prefix, tile_cost_prefix_with, DeviceGraph, HeavySplit, CHUNK, DEFAULT_HEAVY_DEGREE,
     TILE_COST,
 };
+pub use placement::{placement_study, PlacedRuns, PlacementStudy};
 pub use programs::{
     default_min_blocks_per_sm, min_blocks_for, toolkit_include, AppPrograms, APP_POLL_PAUSE_SHIFT,
     GRAPH_APPS_CU,

@@ -18,10 +18,19 @@
 // participants and the time. Nothing is passed as a kernel argument and no device type name is
 // formatted into the source.
 //
-// State: the module global `occ_persistent` (C linkage): the hint, then the barrier's words
+// State: the module global `occ_persistent` (C linkage): the hint, the barrier's placement, then
+// the barrier's words
 // (XF: arrive + go per group; atomic: 64 words; hierarchical: 32 words; gather / spread 8192;
 // replica / lean 1024; lean_bell 64; lean_pause 32; relay 16384; not tree, whose 24672 words do not fit), at most
 // OCC_PERSISTENT_MAX_GROUPS participating blocks (the host checks the grid against it).
+//
+// Placement (OCC_PERSISTENT_PLACEMENTS = K > 1, set by PersistentProgram): the barrier's words
+// start `offset` words into `barrier`, one of K candidate places OCC_PERSISTENT_PLACEMENT_STRIDE
+// words apart. How fast one line takes ~1000 arrivals and polls depends on where its physical
+// address falls in the L2 (on an H100 a persistent graph kernel ran 3 % slower or faster per
+// module load with the same code: docs/PERSISTENT.md "Where the barrier lives"), so the host
+// times a short barrier loop, occ_persistent_placement_probe, at each candidate before the first
+// launch and keeps the fastest.
 #pragma once
 
 #include "atomic_barrier.cuh"
@@ -37,14 +46,22 @@
 #ifndef OCC_PERSISTENT_MAX_GROUPS
 #define OCC_PERSISTENT_MAX_GROUPS 8192
 #endif
+#ifndef OCC_PERSISTENT_PLACEMENTS
+#define OCC_PERSISTENT_PLACEMENTS 1
+#endif
+#ifndef OCC_PERSISTENT_PLACEMENT_STRIDE
+#define OCC_PERSISTENT_PLACEMENT_STRIDE 9248  // words: 36 KiB + 128 bytes
+#endif
 
 namespace occ {
 
 /// The layout of `occ_persistent` (host mirror: occupant::cuda::persistent).
 struct __align__(128) PersistentState {
-  u32 hint;  // the occupancy API's bound on resident blocks (0 = none); written by the host
-  u32 pad[31];
-  u32 barrier[2 * OCC_PERSISTENT_MAX_GROUPS];
+  u32 hint;    // the occupancy API's bound on resident blocks (0 = none); written by the host
+  u32 offset;  // words from barrier[0] to the barrier's state (the chosen placement); host
+  u32 pad[30];
+  u32 barrier[2 * OCC_PERSISTENT_MAX_GROUPS +
+              (OCC_PERSISTENT_PLACEMENTS - 1) * OCC_PERSISTENT_PLACEMENT_STRIDE];
 };
 
 }  // namespace occ
@@ -142,7 +159,7 @@ class PersistentKernel {
  public:
   __device__ PersistentKernel()
       : participating_(discover_into_shared()),
-        barrier_(occ_persistent.barrier, env_slot()) {}
+        barrier_(occ_persistent.barrier + ld_relaxed(&occ_persistent.offset), env_slot()) {}
 
   /// True iff this block takes part (all participants were co-resident at once).
   __device__ __forceinline__ bool participating() const { return participating_; }
@@ -162,3 +179,24 @@ class PersistentKernel {
 };
 
 }  // namespace occ
+
+#if OCC_PERSISTENT_PLACEMENTS > 1
+/// The placement probe (host: PersistentProgram::probe_placement): `rounds` + 1 barriers of the
+/// program's kind at the current placement; thread 0 of every participant g writes
+/// %globaltimer after the first barrier and after the last to times[2g], times[2g + 1] (the
+/// method of the barrier benchmark's grid.sync() comparator, grid_sync_bench).
+extern "C" __global__ void occ_persistent_placement_probe(unsigned rounds,
+                                                          unsigned long long* times) {
+  occ::PersistentKernel p;
+  if (!p.participating()) return;
+  if (!p.barrier()) return;
+  const unsigned long long t0 = occ::globaltimer();
+  for (unsigned r = 0; r < rounds; ++r)
+    if (!p.barrier()) return;
+  const unsigned long long t1 = occ::globaltimer();
+  if (occ::local_linear_id() == 0u) {
+    times[2u * p.group_id()] = t0;
+    times[2u * p.group_id() + 1u] = t1;
+  }
+}
+#endif

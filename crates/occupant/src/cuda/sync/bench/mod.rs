@@ -19,9 +19,11 @@
 
 mod barrier;
 mod contention;
+mod placement;
 
 pub use barrier::{barrier_shapes, BarrierPoint, BenchShape, ShapeSummary};
 pub use contention::mutex_label;
+pub use placement::{barrier_placement, BarrierPlacementRow};
 
 use super::machine::MachineAbstraction;
 use super::run::{MutexRun, SemaphoreRun};

@@ -1,0 +1,186 @@
+//! `occupant bench placement`: where a persistent program's barrier lives and what it costs
+//! (logic: `occupant::cuda::sync::bench::barrier_placement` and
+//! `occupant_apps::apps::cuda::placement_study`). Per launch shape: the barrier at every
+//! candidate place beside `grid.sync()`; per app and input: the app's time at every place
+//! beside the cooperative variant. Writes `<out>/placement.json` and `<out>/placement.svg`.
+
+use crate::cli_values::at_least_one;
+use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series};
+use crate::output_path::check_out_dir;
+use occupant::cuda::persistent_supports;
+use occupant::cuda::sync::bench::{barrier_placement, BarrierPlacementRow};
+use occupant::cuda::sync::{BarrierKind, MachineAbstraction};
+use occupant::model::LaunchShape;
+use occupant_apps::apps::cuda::{load_inputs, placement_study, PlacementStudy};
+use occupant_apps::apps::{AppKind, AppParams};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Arguments.
+#[derive(clap::Args)]
+pub struct PlacementArgs {
+    /// Backend (only `cuda`).
+    #[arg(long, default_value = "cuda")]
+    backend: String,
+    /// Launch shapes `BLOCKSxTHREADS` for the barrier probe (repeat; default: the primitives
+    /// benchmark's six shapes on a 132-SM device, scaled to this one's SMs).
+    #[arg(long = "shape")]
+    shapes: Vec<String>,
+    /// Barrier kind (default: the one a persistent program picks for each shape).
+    #[arg(long)]
+    kind: Option<String>,
+    /// Applications for the app study, comma-separated (none by default).
+    #[arg(long, value_delimiter = ',')]
+    apps: Vec<String>,
+    /// Inputs of the app study, `SOURCE[@CLASS]` (repeat).
+    #[arg(long = "input")]
+    inputs: Vec<String>,
+    /// Timed runs per candidate place in the app study.
+    #[arg(long, value_parser = at_least_one::<usize>, default_value_t = 3)]
+    runs: usize,
+    /// Results folder (default bench/results/<gpu>/placement).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct PlacementResults {
+    device: String,
+    barriers: Vec<BarrierPlacementRow>,
+    apps: Vec<PlacementStudy>,
+}
+
+fn parse_shape(s: &str) -> Result<(usize, usize), String> {
+    let bad =
+        || format!("--shape {s}: expected BLOCKSxTHREADS with both at least 1, e.g. 1056x256");
+    let (b, t) = s.split_once('x').ok_or_else(bad)?;
+    let b: usize = b.trim().parse().map_err(|_| bad())?;
+    let t: usize = t.trim().parse().map_err(|_| bad())?;
+    if b == 0 || t == 0 {
+        return Err(bad());
+    }
+    Ok((b, t))
+}
+
+/// Runs the command.
+pub fn run(a: &PlacementArgs) -> Result<(), String> {
+    let apps: Vec<AppKind> = a
+        .apps
+        .iter()
+        .map(|n| {
+            AppKind::parse(n).ok_or_else(|| {
+                format!(
+                    "unknown application `{n}`; the applications are {}",
+                    AppKind::names()
+                )
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    if !apps.is_empty() && a.inputs.is_empty() {
+        return Err("--apps needs at least one --input (a graph file or generator spec)".into());
+    }
+    let kind = match &a.kind {
+        None => None,
+        Some(k) => Some(
+            BarrierKind::parse(k)
+                .filter(|&k| persistent_supports(k))
+                .ok_or_else(|| {
+                    format!("--kind {k}: not a barrier kind a persistent program can use")
+                })?,
+        ),
+    };
+    let mut shapes = a
+        .shapes
+        .iter()
+        .map(|s| parse_shape(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let gpu = open_cuda(&a.backend)?;
+    if shapes.is_empty() && apps.is_empty() {
+        let sms = gpu.info().sm_count as usize;
+        shapes = vec![
+            (sms, 128),
+            (sms, 256),
+            (sms, 1024),
+            (2 * sms, 1024),
+            (8 * sms, 256),
+            (16 * sms, 128),
+        ];
+    }
+    let dir = out_dir(
+        &gpu,
+        &Some(a.out.clone().unwrap_or_else(|| {
+            PathBuf::from("bench/results")
+                .join(occupant::cuda::sync::results_dir_name(&gpu.info().name))
+                .join("placement")
+        })),
+    )?;
+    check_out_dir(&Some(dir.clone()))?;
+    let inputs = load_inputs(&a.inputs).map_err(|e| e.to_string())?;
+    let m = MachineAbstraction::for_gpu(&gpu).map_err(|e| e.to_string())?;
+    let mut barriers = Vec::new();
+    for &(blocks, threads) in &shapes {
+        let k = kind.unwrap_or_else(|| {
+            m.skewed_barrier_for_where(LaunchShape::new(blocks, threads), persistent_supports)
+                .unwrap_or(m.defaults.barrier)
+        });
+        let row = barrier_placement(&gpu, k, blocks, threads).map_err(|e| e.to_string())?;
+        println!("{}", row.line());
+        barriers.push(row);
+    }
+    let mut studies = Vec::new();
+    for input in &inputs {
+        for &app in &apps {
+            let s = placement_study(&gpu, input, app, &AppParams::default(), a.runs, |l| {
+                eprintln!("{l}")
+            })
+            .map_err(|e| format!("{app} on {}: {e}", input.name))?;
+            println!("{}", s.table());
+            studies.push(s);
+        }
+    }
+    let results = PlacementResults {
+        device: gpu.info().name.clone(),
+        barriers,
+        apps: studies,
+    };
+    let json = write_json(&dir, "placement.json", &results)?;
+    println!("wrote {}", json.display());
+    let mut series: Vec<Series> = results
+        .barriers
+        .iter()
+        .map(|r| Series {
+            label: format!("{}x{} {}", r.blocks, r.block_threads, r.kind),
+            points: r
+                .placement
+                .candidates
+                .iter()
+                .enumerate()
+                .map(|(i, c)| ((i + 1) as f64, c.ns_per_barrier))
+                .collect(),
+        })
+        .collect();
+    series.extend(results.apps.iter().map(|s| {
+        Series {
+            label: format!("{} on {}: probe ns", s.app, s.input),
+            points: s
+                .candidates
+                .iter()
+                .map(|c| ((c.candidate + 1) as f64, c.probe_ns))
+                .collect(),
+        }
+    }));
+    if !series.is_empty() {
+        let svg = dir.join("placement.svg");
+        line_plot(
+            &svg,
+            "barrier time at each candidate place",
+            "candidate place (1 = where the barrier lives without a probe)",
+            "ns per barrier",
+            &series,
+            false,
+            false,
+        )?;
+        println!("wrote {}", svg.display());
+    }
+    Ok(())
+}

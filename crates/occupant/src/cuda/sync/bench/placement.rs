@@ -1,0 +1,103 @@
+//! Where a barrier's line lives and what it costs: [`barrier_placement`] runs the placement
+//! probe of a [`PersistentProgram`] (the barrier of one kind at every candidate place, in one
+//! launch shape) beside `grid.sync()` timed the same way in the same shape
+//! (`occupant bench placement`; docs/PERSISTENT.md "Where the barrier lives").
+
+use super::super::kinds::BarrierKind;
+use super::super::run::run_grid_sync_with;
+use crate::cuda::persistent::{Placement, PLACEMENT_PROBE_ROUNDS};
+use crate::cuda::{Gpu, LaunchConfig, LaunchMode, PersistentProgram};
+use crate::model::Result;
+use serde::Serialize;
+
+/// A program with nothing but the placement probe (every `PersistentProgram` module has it).
+const PROBE_ONLY_CU: &str = "#include <occupant.cuh>\n";
+
+/// One shape's placement probe and the vendor's barrier beside it.
+#[derive(Debug, Clone, Serialize)]
+pub struct BarrierPlacementRow {
+    /// Barrier kind.
+    pub kind: String,
+    /// Blocks launched.
+    pub blocks: usize,
+    /// Threads per block.
+    pub block_threads: usize,
+    /// The probe: every candidate place and the chosen one.
+    pub placement: Placement,
+    /// `grid.sync()` in the same shape, ns per barrier (the best of as many launches as the
+    /// probe's sweeps, each the median over blocks of [`PLACEMENT_PROBE_ROUNDS`] barriers);
+    /// `None` when it could not run (no toolkit headers, or the shape cannot launch
+    /// cooperatively), with the reason in `grid_sync_error`.
+    pub grid_sync_ns: Option<f64>,
+    /// Why `grid.sync()` did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid_sync_error: Option<String>,
+}
+
+impl BarrierPlacementRow {
+    /// The chosen place over `grid.sync()` (< 1: ours is faster).
+    pub fn chosen_over_grid_sync(&self) -> Option<f64> {
+        self.grid_sync_ns.map(|g| self.placement.chosen_ns() / g)
+    }
+    /// One line: shape, first / median / chosen / slowest place, grid.sync and the ratio.
+    pub fn line(&self) -> String {
+        let p = &self.placement;
+        format!(
+            "{}x{} {}: {} blocks took part; first {:.0} ns, median {:.0}, chosen {:.0} (offset {}), slowest {:.0}; grid.sync {}{}",
+            self.blocks,
+            self.block_threads,
+            self.kind,
+            p.participants,
+            p.first_ns(),
+            p.median_ns(),
+            p.chosen_ns(),
+            p.candidates[p.chosen].offset_bytes,
+            p.slowest_ns(),
+            self.grid_sync_ns
+                .map(|g| format!("{g:.0} ns"))
+                .unwrap_or_else(|| "-".into()),
+            self.chosen_over_grid_sync()
+                .map(|r| format!(" (chosen / grid.sync {r:.3})"))
+                .unwrap_or_default()
+        )
+    }
+}
+
+/// Probes barrier `kind` at every candidate place in a launch of `blocks` blocks of
+/// `block_threads` threads (discovery with the occupancy API's hint, as a persistent program
+/// launches), then times `grid.sync()` in the same shape.
+pub fn barrier_placement(
+    gpu: &Gpu,
+    kind: BarrierKind,
+    blocks: usize,
+    block_threads: usize,
+) -> Result<BarrierPlacementRow> {
+    let prog = PersistentProgram::compile_with_barrier(
+        gpu,
+        kind,
+        "placement_probe.cu",
+        PROBE_ONLY_CU,
+        &Default::default(),
+    )?;
+    let cfg = LaunchConfig::new(LaunchMode::Discovery, block_threads).grid(blocks);
+    let placement = prog.probe_placement("occ_persistent_placement_probe", &cfg)?;
+    let mut grid_sync_ns = None;
+    let mut grid_sync_error = None;
+    for _ in 0..2 {
+        match run_grid_sync_with(gpu, blocks, block_threads, PLACEMENT_PROBE_ROUNDS, &[]) {
+            Ok(ns) => grid_sync_ns = Some(grid_sync_ns.map_or(ns, |g: f64| g.min(ns))),
+            Err(e) => {
+                grid_sync_error = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    Ok(BarrierPlacementRow {
+        kind: kind.name().into(),
+        blocks,
+        block_threads,
+        placement,
+        grid_sync_ns,
+        grid_sync_error,
+    })
+}
