@@ -185,7 +185,10 @@ class PersistentKernel {
 /// program's kind at the current placement; thread 0 of every participant g writes
 /// %globaltimer after the first barrier and after the last to times[2g], times[2g + 1] (the
 /// method of the barrier benchmark's grid.sync() comparator, grid_sync_bench).
-extern "C" __global__ void occ_persistent_placement_probe(unsigned rounds,
+// __launch_bounds__(1024, 2): at most 32 registers, so the probe fits as many blocks per SM as
+// any kernel of the program can (at 128 threads, 16 per SM; unbounded it took 40 and fit 9).
+extern "C" __global__ void __launch_bounds__(1024, 2)
+    occ_persistent_placement_probe(unsigned rounds,
                                                           unsigned long long* times) {
   occ::PersistentKernel p;
   if (!p.participating()) return;
