@@ -174,7 +174,7 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
         line_plot(
             &svg,
             "barrier time at each candidate place",
-            "candidate place (1 = where the barrier lives without a probe)",
+            "candidate place (1 = the first, one stride past the header)",
             "ns per barrier",
             &series,
             false,

@@ -16,7 +16,7 @@ use serde::Serialize;
 /// One candidate place's runs.
 #[derive(Debug, Clone, Serialize)]
 pub struct PlacedRuns {
-    /// Candidate index (0 is where the barrier lives without a probe).
+    /// Candidate index.
     pub candidate: usize,
     /// Bytes from the first candidate place.
     pub offset_bytes: usize,

@@ -26,7 +26,8 @@
 //
 // Placement (OCC_PERSISTENT_PLACEMENTS = K > 1, set by PersistentProgram): the barrier's words
 // start `offset` words into `barrier`, one of K candidate places OCC_PERSISTENT_PLACEMENT_STRIDE
-// words apart. How fast one line takes ~1000 arrivals and polls depends on where its physical
+// words apart, the first one stride in (never on the line after the header: there stencil cc
+// ran 5 % slower on an H100 in every module load, which no bare-barrier probe showed). How fast one line takes ~1000 arrivals and polls depends on where its physical
 // address falls in the L2 (on an H100 a persistent graph kernel ran 3 % slower or faster per
 // module load with the same code: docs/PERSISTENT.md "Where the barrier lives"), so the host
 // times a short barrier loop, occ_persistent_placement_probe, at each candidate before the first
@@ -61,7 +62,8 @@ struct __align__(128) PersistentState {
   u32 offset;  // words from barrier[0] to the barrier's state (the chosen placement); host
   u32 pad[30];
   u32 barrier[2 * OCC_PERSISTENT_MAX_GROUPS +
-              (OCC_PERSISTENT_PLACEMENTS - 1) * OCC_PERSISTENT_PLACEMENT_STRIDE];
+              (OCC_PERSISTENT_PLACEMENTS > 1 ? OCC_PERSISTENT_PLACEMENTS : 0) *
+                  OCC_PERSISTENT_PLACEMENT_STRIDE];
 };
 
 }  // namespace occ
