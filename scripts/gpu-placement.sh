@@ -6,7 +6,8 @@
 # Steps (default: tests barriers apps-place; each under its own `timeout`):
 #   tests       gpu_persistent (the probe, every place right, one-place programs)
 #   barriers    `bench placement`: the six shapes, the kind persistent programs pick, beside
-#               grid.sync (+ lean and lean_pause at 132x1024 and 264x1024)
+#               the raw kind (plain and throttled) and grid.sync, 64 and 2000 rounds (+ lean
+#               and lean_pause at 132x1024, 264x1024 and 1056x256)
 #   apps-place  `bench placement` app studies: stencil cc/bfs (PLACE_RUNS runs per place), in
 #               PLACE_LOADS separate processes (module loads)
 #   rmat-place  the same for rmat-22 bfs
@@ -39,6 +40,8 @@ for s in $steps; do
     barriers)
       step bench-placement 60 "$here/occupant" bench placement --out "$res/placement"
       grep -E "blocks took part|FAILED|rror" "$res/bench-placement.log" >>"$sum"
+      step bench-placement-2000 120 "$here/occupant" bench placement --rounds 2000 --out "$res/placement-2000"
+      grep -E "blocks took part|FAILED|rror" "$res/bench-placement-2000.log" >>"$sum"
       for k in lean lean_pause; do
         step "bench-placement-$k" 40 "$here/occupant" bench placement --kind $k --shape 132x1024 \
           --shape 264x1024 --shape 1056x256 --out "$res/placement-$k"

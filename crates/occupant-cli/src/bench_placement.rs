@@ -29,6 +29,9 @@ pub struct PlacementArgs {
     /// Barrier kind (default: the one a persistent program picks for each shape).
     #[arg(long)]
     kind: Option<String>,
+    /// Barriers timed per place (and for the raw kind and grid.sync) in the shape rows.
+    #[arg(long, value_parser = at_least_one::<u32>, default_value_t = occupant::cuda::PLACEMENT_PROBE_ROUNDS)]
+    rounds: u32,
     /// Applications for the app study, comma-separated (none by default).
     #[arg(long, value_delimiter = ',')]
     apps: Vec<String>,
@@ -123,7 +126,8 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
             m.skewed_barrier_for_where(LaunchShape::new(blocks, threads), persistent_supports)
                 .unwrap_or(m.defaults.barrier)
         });
-        let row = barrier_placement(&gpu, k, blocks, threads).map_err(|e| e.to_string())?;
+        let row =
+            barrier_placement(&gpu, k, blocks, threads, a.rounds).map_err(|e| e.to_string())?;
         println!("{}", row.line());
         barriers.push(row);
     }

@@ -136,6 +136,8 @@ pub struct Placement {
     pub block_threads: usize,
     /// Blocks that took part in the probe's last launch.
     pub participants: u32,
+    /// Barriers timed per place and sweep.
+    pub rounds: u32,
 }
 
 impl Placement {
@@ -315,6 +317,7 @@ impl PersistentProgram {
                 .collect(),
             block_threads: 0,
             participants: 0,
+            rounds: 0,
         });
         next.chosen = candidate;
         *p = Some(next);
@@ -333,6 +336,18 @@ impl PersistentProgram {
     /// [`launch_with`](Self::launch_with) calls it before the first launch; call it yourself
     /// to choose with another shape or to see the timings.
     pub fn probe_placement(&self, kernel: &str, cfg: &LaunchConfig) -> Result<Placement> {
+        self.probe_placement_with_rounds(kernel, cfg, PLACEMENT_PROBE_ROUNDS)
+    }
+
+    /// [`probe_placement`](Self::probe_placement) timing `rounds` barriers at each place
+    /// (at least 1).
+    pub fn probe_placement_with_rounds(
+        &self,
+        kernel: &str,
+        cfg: &LaunchConfig,
+        rounds: u32,
+    ) -> Result<Placement> {
+        let rounds = rounds.max(1);
         if self.placements < 2 {
             return Err(Error::InvalidLaunch(
                 "this persistent program was compiled with one barrier place (OCC_PERSISTENT_PLACEMENTS=1): nothing to probe".into(),
@@ -357,7 +372,7 @@ impl PersistentProgram {
                 let r = self.module.launch(
                     "occ_persistent_placement_probe",
                     &probe_cfg,
-                    &crate::args![PLACEMENT_PROBE_ROUNDS, &times],
+                    &crate::args![rounds, &times],
                 )?;
                 participants = r.participants.unwrap_or(0);
                 let t = times.to_vec()?;
@@ -365,7 +380,7 @@ impl PersistentProgram {
                     .chunks_exact(2)
                     .take(participants as usize)
                     .filter(|p| p[1] > p[0])
-                    .map(|p| (p[1] - p[0]) as f64 / f64::from(PLACEMENT_PROBE_ROUNDS))
+                    .map(|p| (p[1] - p[0]) as f64 / f64::from(rounds))
                     .collect();
                 per.sort_by(f64::total_cmp);
                 if let Some(&ns) = per.get(per.len() / 2) {
@@ -394,6 +409,7 @@ impl PersistentProgram {
             candidates,
             block_threads: threads,
             participants,
+            rounds,
         };
         if let Ok(mut p) = self.placement.lock() {
             *p = Some(placement.clone());

@@ -4,10 +4,10 @@
 //! (`occupant bench placement`; docs/PERSISTENT.md "Where the barrier lives").
 
 use super::super::kinds::BarrierKind;
-use super::super::run::run_grid_sync_with;
-use crate::cuda::persistent::{Placement, PLACEMENT_PROBE_ROUNDS};
-use crate::cuda::{Gpu, LaunchConfig, LaunchMode, PersistentProgram};
-use crate::model::Result;
+use super::super::run::{run_barrier_with, run_grid_sync_with};
+use crate::cuda::persistent::Placement;
+use crate::cuda::{Gpu, LaunchConfig, LaunchMode, PersistentProgram, PERSISTENT_POLL_PAUSE_SHIFT};
+use crate::model::{Result, Watchdog};
 use serde::Serialize;
 
 /// A program with nothing but the placement probe (every `PersistentProgram` module has it).
@@ -24,8 +24,15 @@ pub struct BarrierPlacementRow {
     pub block_threads: usize,
     /// The probe: every candidate place and the chosen one.
     pub placement: Placement,
-    /// `grid.sync()` in the same shape, ns per barrier (the best of as many launches as the
-    /// probe's sweeps, each the median over blocks of [`PLACEMENT_PROBE_ROUNDS`] barriers);
+    /// The raw kind in the same shape and rounds (the primitives benchmark's kernel: the
+    /// barrier object in registers, state in its own allocation), ns per barrier, best of two
+    /// launches: what `occ::PersistentKernel`'s wrapper and state add is the difference.
+    pub raw_ns: Option<f64>,
+    /// The same compiled with the polls' throttle persistent programs use
+    /// (`-DOCC_POLL_PAUSE_SHIFT=`[`PERSISTENT_POLL_PAUSE_SHIFT`]).
+    pub raw_throttled_ns: Option<f64>,
+    /// `grid.sync()` in the same shape, ns per barrier (the best of two launches, each the
+    /// median over blocks of the probe's rounds);
     /// `None` when it could not run (no toolkit headers, or the shape cannot launch
     /// cooperatively), with the reason in `grid_sync_error`.
     pub grid_sync_ns: Option<f64>,
@@ -39,23 +46,29 @@ impl BarrierPlacementRow {
     pub fn chosen_over_grid_sync(&self) -> Option<f64> {
         self.grid_sync_ns.map(|g| self.placement.chosen_ns() / g)
     }
-    /// One line: shape, first / median / chosen / slowest place, grid.sync and the ratio.
+    /// One line: shape, first / median / chosen / slowest place, the raw kind, grid.sync and
+    /// the ratio.
     pub fn line(&self) -> String {
         let p = &self.placement;
+        let ns = |v: Option<f64>| {
+            v.map(|g| format!("{g:.0} ns"))
+                .unwrap_or_else(|| "-".into())
+        };
         format!(
-            "{}x{} {}: {} blocks took part; first {:.0} ns, median {:.0}, chosen {:.0} (offset {}), slowest {:.0}; grid.sync {}{}",
+            "{}x{} {} ({} rounds): {} blocks took part; first {:.0} ns, median {:.0}, chosen {:.0} (offset {}), slowest {:.0}; raw kind {}, throttled {}; grid.sync {}{}",
             self.blocks,
             self.block_threads,
             self.kind,
+            p.rounds,
             p.participants,
             p.first_ns(),
             p.median_ns(),
             p.chosen_ns(),
             p.candidates[p.chosen].offset_bytes,
             p.slowest_ns(),
-            self.grid_sync_ns
-                .map(|g| format!("{g:.0} ns"))
-                .unwrap_or_else(|| "-".into()),
+            ns(self.raw_ns),
+            ns(self.raw_throttled_ns),
+            ns(self.grid_sync_ns),
             self.chosen_over_grid_sync()
                 .map(|r| format!(" (chosen / grid.sync {r:.3})"))
                 .unwrap_or_default()
@@ -65,13 +78,16 @@ impl BarrierPlacementRow {
 
 /// Probes barrier `kind` at every candidate place in a launch of `blocks` blocks of
 /// `block_threads` threads (discovery with the occupancy API's hint, as a persistent program
-/// launches), then times `grid.sync()` in the same shape.
+/// launches), `rounds` barriers per place, then times the raw kind (plain and throttled) and
+/// `grid.sync()` in the same shape and rounds.
 pub fn barrier_placement(
     gpu: &Gpu,
     kind: BarrierKind,
     blocks: usize,
     block_threads: usize,
+    rounds: u32,
 ) -> Result<BarrierPlacementRow> {
+    let rounds = rounds.max(1);
     let prog = PersistentProgram::compile_with_barrier(
         gpu,
         kind,
@@ -80,11 +96,34 @@ pub fn barrier_placement(
         &Default::default(),
     )?;
     let cfg = LaunchConfig::new(LaunchMode::Discovery, block_threads).grid(blocks);
-    let placement = prog.probe_placement("occ_persistent_placement_probe", &cfg)?;
+    let placement =
+        prog.probe_placement_with_rounds("occ_persistent_placement_probe", &cfg, rounds)?;
+    let throttle = format!("-DOCC_POLL_PAUSE_SHIFT={PERSISTENT_POLL_PAUSE_SHIFT}");
+    let raw = |extra: &[&str]| -> Option<f64> {
+        (0..2)
+            .filter_map(|_| {
+                run_barrier_with(
+                    gpu,
+                    kind,
+                    blocks,
+                    block_threads,
+                    1,
+                    rounds,
+                    false,
+                    Watchdog::default(),
+                    extra,
+                )
+                .ok()
+                .map(|r| r.ns_per_barrier)
+            })
+            .reduce(f64::min)
+    };
+    let raw_ns = raw(&[]);
+    let raw_throttled_ns = raw(&[throttle.as_str()]);
     let mut grid_sync_ns = None;
     let mut grid_sync_error = None;
     for _ in 0..2 {
-        match run_grid_sync_with(gpu, blocks, block_threads, PLACEMENT_PROBE_ROUNDS, &[]) {
+        match run_grid_sync_with(gpu, blocks, block_threads, rounds, &[]) {
             Ok(ns) => grid_sync_ns = Some(grid_sync_ns.map_or(ns, |g: f64| g.min(ns))),
             Err(e) => {
                 grid_sync_error = Some(e.to_string());
@@ -97,6 +136,8 @@ pub fn barrier_placement(
         blocks,
         block_threads,
         placement,
+        raw_ns,
+        raw_throttled_ns,
         grid_sync_ns,
         grid_sync_error,
     })
