@@ -775,6 +775,12 @@ extern "C" __global__ void pagerank_advance_while(u32* ctl, const double* l1, u3
 // The device loops: one template per app over a Sync (group ids, threads, barrier), wrapped
 // by the persistent, occupancy-API and cooperative kernels.
 
+// The device loops run under __launch_bounds__(256, 8)'s 32 registers: occ::PersistentKernel
+// keeps its barrier in shared memory (occ::SharedBarrier, as OccupancySync below), not in
+// registers across the loop, which made ptxas spill 8-48 bytes of the phases.
+#ifndef OCC_PERSISTENT_SHARED_BARRIER
+#define OCC_PERSISTENT_SHARED_BARRIER 1
+#endif
 #include <occupant.cuh>
 
 // -DOCC_APP_MIN_BLOCKS=k: the device-loop kernels ask for k resident blocks of 256 threads per SM

@@ -50,6 +50,14 @@
 #ifndef OCC_PERSISTENT_PLACEMENTS
 #define OCC_PERSISTENT_PLACEMENTS 1
 #endif
+// 0 (default): PersistentKernel holds its barrier object in every thread's registers, as a raw
+// barrier kind does. 1: in shared memory (occ::SharedBarrier), for kernels whose registers are
+// capped (__launch_bounds__) and would spill with it — at 150-730 ns more per barrier (H100:
+// 132x1024 lean 1032 -> 1431 ns, 1056x256 lean_pause 1694 -> 1870, 2112x128 relay 2123 -> 2854;
+// crates/occupant/examples/barrier_wrapper_lab.rs).
+#ifndef OCC_PERSISTENT_SHARED_BARRIER
+#define OCC_PERSISTENT_SHARED_BARRIER 0
+#endif
 #ifndef OCC_PERSISTENT_PLACEMENT_STRIDE
 #define OCC_PERSISTENT_PLACEMENT_STRIDE 9248  // words: 36 KiB + 128 bytes
 #endif
@@ -138,17 +146,22 @@ class SharedBarrier {
 /// Discovery plus the default barrier. Construct it first thing in the kernel, in every thread
 /// of every block; leave at once when !participating().
 ///
-/// Lean by design: its state — the participating environment and the barrier — lives in shared
-/// memory, so nothing of it occupies registers across the kernel's loop (a kernel that takes
-/// `thread_id()` and `num_threads()` once keeps two registers live, as one using
-/// `cooperative_groups::this_grid()` does).
+/// The participating environment lives in shared memory. The barrier object lives in each
+/// thread's registers (as fast as the raw kind: 5-11 registers across the loop), or with
+/// -DOCC_PERSISTENT_SHARED_BARRIER=1 in shared memory too, so that nothing of it occupies
+/// registers across the kernel's loop (for register-capped kernels; 150-730 ns more per
+/// barrier).
 class PersistentKernel {
   __device__ static Env& env_slot() {
     __shared__ Env e;
     return e;
   }
   bool participating_;
+#if OCC_PERSISTENT_SHARED_BARRIER
   SharedBarrier<PersistentBarrier> barrier_;
+#else
+  PersistentBarrier barrier_;  // per thread, in registers (every thread constructs it)
+#endif
 
   __device__ static bool discover_into_shared() {
     Env env;
