@@ -8,7 +8,7 @@ use crate::cli_values::at_least_one;
 use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series};
 use crate::output_path::check_out_dir;
 use occupant::cuda::persistent_supports;
-use occupant::cuda::sync::bench::{barrier_placement, BarrierPlacementRow};
+use occupant::cuda::sync::bench::{barrier_placement_with, BarrierPlacementRow};
 use occupant::cuda::sync::{BarrierKind, MachineAbstraction};
 use occupant::model::LaunchShape;
 use occupant_apps::apps::cuda::{load_inputs, placement_study, PlacementStudy};
@@ -32,6 +32,10 @@ pub struct PlacementArgs {
     /// Barriers timed per place (and for the raw kind and grid.sync) in the shape rows.
     #[arg(long, value_parser = at_least_one::<u32>, default_value_t = occupant::cuda::PLACEMENT_PROBE_ROUNDS)]
     rounds: u32,
+    /// A preprocessor definition for the shape rows' kernels, `NAME` or `NAME=VALUE` (repeat;
+    /// experiments, e.g. `OCC_LEAN_DELAY_CYCLES=0`).
+    #[arg(long = "define", value_name = "NAME[=VALUE]")]
+    defines: Vec<String>,
     /// Applications for the app study, comma-separated (none by default).
     #[arg(long, value_delimiter = ',')]
     apps: Vec<String>,
@@ -126,8 +130,8 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
             m.skewed_barrier_for_where(LaunchShape::new(blocks, threads), persistent_supports)
                 .unwrap_or(m.defaults.barrier)
         });
-        let row =
-            barrier_placement(&gpu, k, blocks, threads, a.rounds).map_err(|e| e.to_string())?;
+        let row = barrier_placement_with(&gpu, k, blocks, threads, a.rounds, &a.defines)
+            .map_err(|e| e.to_string())?;
         println!("{}", row.line());
         barriers.push(row);
     }

@@ -23,7 +23,7 @@ mod placement;
 
 pub use barrier::{barrier_shapes, BarrierPoint, BenchShape, ShapeSummary};
 pub use contention::mutex_label;
-pub use placement::{barrier_placement, BarrierPlacementRow};
+pub use placement::{barrier_placement, barrier_placement_with, BarrierPlacementRow};
 
 use super::machine::MachineAbstraction;
 use super::run::{MutexRun, SemaphoreRun};

@@ -87,13 +87,31 @@ pub fn barrier_placement(
     block_threads: usize,
     rounds: u32,
 ) -> Result<BarrierPlacementRow> {
+    barrier_placement_with(gpu, kind, blocks, block_threads, rounds, &[])
+}
+
+/// [`barrier_placement`] with preprocessor definitions (`NAME` or `NAME=VALUE`, experiments:
+/// e.g. `OCC_LEAN_DELAY_CYCLES=0`) for the probe and the raw kind alike.
+pub fn barrier_placement_with(
+    gpu: &Gpu,
+    kind: BarrierKind,
+    blocks: usize,
+    block_threads: usize,
+    rounds: u32,
+    defines: &[String],
+) -> Result<BarrierPlacementRow> {
     let rounds = rounds.max(1);
+    let defs: Vec<String> = defines.iter().map(|d| format!("-D{d}")).collect();
+    let mut opts = crate::cuda::CompileOptions::default();
+    for d in &defs {
+        opts = opts.option(d.clone());
+    }
     let prog = PersistentProgram::compile_with_barrier(
         gpu,
         kind,
         "placement_probe.cu",
         PROBE_ONLY_CU,
-        &Default::default(),
+        &opts,
     )?;
     let cfg = LaunchConfig::new(LaunchMode::Discovery, block_threads).grid(blocks);
     let placement =
@@ -118,12 +136,15 @@ pub fn barrier_placement(
             })
             .reduce(f64::min)
     };
-    let raw_ns = raw(&[]);
-    let raw_throttled_ns = raw(&[throttle.as_str()]);
+    let plain: Vec<&str> = defs.iter().map(String::as_str).collect();
+    let mut throttled = plain.clone();
+    throttled.push(throttle.as_str());
+    let raw_ns = raw(&plain);
+    let raw_throttled_ns = raw(&throttled);
     let mut grid_sync_ns = None;
     let mut grid_sync_error = None;
     for _ in 0..2 {
-        match run_grid_sync_with(gpu, blocks, block_threads, rounds, &[]) {
+        match run_grid_sync_with(gpu, blocks, block_threads, rounds, &plain) {
             Ok(ns) => grid_sync_ns = Some(grid_sync_ns.map_or(ns, |g: f64| g.min(ns))),
             Err(e) => {
                 grid_sync_error = Some(e.to_string());

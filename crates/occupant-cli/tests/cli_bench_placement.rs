@@ -1,0 +1,42 @@
+//! `occupant bench placement` refuses bad arguments with a message that says what was
+//! expected, before it opens a GPU (so these run on any machine).
+
+use std::process::Command;
+
+fn occupant(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_occupant"))
+        .args(args)
+        .output()
+        .expect("run occupant");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn bad_arguments_are_refused_with_what_was_expected() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--shape", "0x128"], "BLOCKSxTHREADS"),
+        (&["--shape", "132by128"], "BLOCKSxTHREADS"),
+        (&["--shape", "132x"], "BLOCKSxTHREADS"),
+        (&["--kind", "tree"], "persistent program"),
+        (&["--kind", "nonsense"], "persistent program"),
+        (&["--apps", "bfs"], "--input"),
+        (
+            &["--apps", "nosuchapp", "--input", "stencil:w=4,h=4"],
+            "unknown application",
+        ),
+        (&["--runs", "0"], "--runs"),
+        (&["--rounds", "0"], "--rounds"),
+        (&["--backend", "cpu"], "cuda backend only"),
+    ];
+    for (args, want) in cases {
+        let mut all = vec!["bench", "placement"];
+        all.extend_from_slice(args);
+        let (ok, err) = occupant(&all);
+        assert!(!ok, "{all:?} was accepted");
+        assert!(err.contains(want), "{all:?}: expected `{want}` in: {err}");
+        assert!(!err.contains("panicked"), "{all:?}: {err}");
+    }
+}
