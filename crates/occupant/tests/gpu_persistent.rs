@@ -154,7 +154,9 @@ fn the_barrier_is_right_at_every_place_and_the_probe_picks_the_fastest() {
             .iter()
             .map(|c| c.ns_per_barrier)
             .fold(f64::MAX, f64::min);
-        assert_eq!(p.chosen_ns(), fastest);
+        assert_eq!(p.candidates[p.chosen].ns_per_barrier, fastest);
+        assert!(p.chosen_ns() <= fastest);
+        assert_eq!(p.no_pause_ns.is_some(), kind == BarrierKind::LeanPause);
         assert_eq!(
             first.barrier_offset_bytes,
             p.candidates[p.chosen].offset_bytes

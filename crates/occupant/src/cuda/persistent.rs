@@ -47,6 +47,21 @@ pub const PERSISTENT_POLL_PAUSE_SHIFT: i32 = 1;
 const HEADER_BYTES: usize = 128;
 /// Byte offset of `occ_persistent.offset` (the barrier's placement, in words).
 const OFFSET_BYTE: u64 = 4;
+/// Byte offset of `occ_persistent.no_pause` (1: the barrier's pause before its first poll off).
+const NO_PAUSE_BYTE: u64 = 8;
+/// The probe turns a barrier's pause off only when that is at least 1 % faster.
+const NO_PAUSE_MARGIN: f64 = 0.99;
+
+/// Whether barrier `kind` pauses before its first poll (past one block per SM), which the
+/// placement probe then also times without (`occ::detail::no_pause`): on an H200 the pause
+/// costs at 2-3 blocks per SM (264x1024 lean 1.087x grid.sync with it, 0.967x without), on an
+/// H100 it pays at every count (0.860 / 0.917).
+fn has_pause(kind: BarrierKind) -> bool {
+    matches!(
+        kind,
+        BarrierKind::Lean | BarrierKind::Replica | BarrierKind::LeanBell | BarrierKind::LeanPause
+    )
+}
 
 /// Candidate places for a persistent program's barrier state (`OCC_PERSISTENT_PLACEMENTS`):
 /// the placement probe times the barrier at each and the program keeps the fastest.
@@ -138,12 +153,21 @@ pub struct Placement {
     pub participants: u32,
     /// Barriers timed per place and sweep.
     pub rounds: u32,
+    /// Whether the barrier's pause before its first poll is off (the probe timed the chosen
+    /// place without it at least 1 % faster).
+    pub no_pause: bool,
+    /// The chosen place without the pause, ns per barrier (kinds with a pause only).
+    pub no_pause_ns: Option<f64>,
 }
 
 impl Placement {
-    /// Nanoseconds per barrier at the chosen place.
+    /// Nanoseconds per barrier at the chosen place, with the chosen pause.
     pub fn chosen_ns(&self) -> f64 {
-        self.candidates[self.chosen].ns_per_barrier
+        let at = self.candidates[self.chosen].ns_per_barrier;
+        match (self.no_pause, self.no_pause_ns) {
+            (true, Some(ns)) => ns,
+            _ => at,
+        }
     }
     /// Nanoseconds per barrier at the first candidate place.
     pub fn first_ns(&self) -> f64 {
@@ -318,6 +342,8 @@ impl PersistentProgram {
             block_threads: 0,
             participants: 0,
             rounds: 0,
+            no_pause: false,
+            no_pause_ns: None,
         });
         next.chosen = candidate;
         *p = Some(next);
@@ -365,29 +391,44 @@ impl PersistentProgram {
         let times = gpu.alloc_zeroed::<u64>(2 * hint.max(1) as usize)?;
         let mut best = vec![f64::INFINITY; self.placements];
         let mut participants = 0;
+        // One probe launch at `offset`: the median over blocks, ns per barrier.
+        let mut time_at = |offset: usize, no_pause: bool| -> Result<f64> {
+            self.prepare(offset, words, hint, no_pause)?;
+            let r = self.module.launch(
+                "occ_persistent_placement_probe",
+                &probe_cfg,
+                &crate::args![rounds, &times],
+            )?;
+            participants = r.participants.unwrap_or(0);
+            let t = times.to_vec()?;
+            let mut per: Vec<f64> = t
+                .chunks_exact(2)
+                .take(participants as usize)
+                .filter(|p| p[1] > p[0])
+                .map(|p| (p[1] - p[0]) as f64 / f64::from(rounds))
+                .collect();
+            per.sort_by(f64::total_cmp);
+            Ok(per.get(per.len() / 2).copied().unwrap_or(f64::INFINITY))
+        };
         for _ in 0..PLACEMENT_PROBE_SWEEPS {
             for (c, b) in best.iter_mut().enumerate() {
-                let offset = candidate_offset_words(c);
-                self.prepare(offset, words, hint)?;
-                let r = self.module.launch(
-                    "occ_persistent_placement_probe",
-                    &probe_cfg,
-                    &crate::args![rounds, &times],
-                )?;
-                participants = r.participants.unwrap_or(0);
-                let t = times.to_vec()?;
-                let mut per: Vec<f64> = t
-                    .chunks_exact(2)
-                    .take(participants as usize)
-                    .filter(|p| p[1] > p[0])
-                    .map(|p| (p[1] - p[0]) as f64 / f64::from(rounds))
-                    .collect();
-                per.sort_by(f64::total_cmp);
-                if let Some(&ns) = per.get(per.len() / 2) {
-                    *b = b.min(ns);
-                }
+                *b = b.min(time_at(candidate_offset_words(c), false)?);
             }
         }
+        let chosen = (0..best.len())
+            .min_by(|&a, &b| best[a].total_cmp(&best[b]))
+            .unwrap_or(0);
+        // The kinds with a pause before the first poll: the chosen place without it too.
+        let no_pause_ns = if has_pause(self.barrier) {
+            let mut ns = f64::INFINITY;
+            for _ in 0..PLACEMENT_PROBE_SWEEPS {
+                ns = ns.min(time_at(candidate_offset_words(chosen), true)?);
+            }
+            Some(ns)
+        } else {
+            None
+        };
+        let no_pause = no_pause_ns.is_some_and(|ns| ns < best[chosen] * NO_PAUSE_MARGIN);
         let candidates: Vec<PlacementTiming> = best
             .iter()
             .enumerate()
@@ -397,19 +438,14 @@ impl PersistentProgram {
                 ns_per_barrier: ns,
             })
             .collect();
-        let chosen = (0..candidates.len())
-            .min_by(|&a, &b| {
-                candidates[a]
-                    .ns_per_barrier
-                    .total_cmp(&candidates[b].ns_per_barrier)
-            })
-            .unwrap_or(0);
         let placement = Placement {
             chosen,
             candidates,
             block_threads: threads,
             participants,
             rounds,
+            no_pause,
+            no_pause_ns,
         };
         if let Ok(mut p) = self.placement.lock() {
             *p = Some(placement.clone());
@@ -440,7 +476,7 @@ impl PersistentProgram {
 
     /// Zeroes the header and `words` barrier words at `offset`, then writes the hint and the
     /// placement (queued on the stream before the next launch).
-    fn prepare(&self, offset: usize, words: usize, hint: u32) -> Result<()> {
+    fn prepare(&self, offset: usize, words: usize, hint: u32, no_pause: bool) -> Result<()> {
         let stream = self.module.inner.gpu.stream.cu_stream();
         let start = HEADER_BYTES + 4 * offset;
         let bytes = (4 * words).min(self.state.1.saturating_sub(start));
@@ -460,6 +496,9 @@ impl PersistentProgram {
             sys::cuMemsetD32Async(self.state.0 + OFFSET_BYTE, offset as u32, 1, stream)
                 .result()
                 .map_err(|e| driver_err("cuMemsetD32(occ_persistent.offset)", e))?;
+            sys::cuMemsetD32Async(self.state.0 + NO_PAUSE_BYTE, u32::from(no_pause), 1, stream)
+                .result()
+                .map_err(|e| driver_err("cuMemsetD32(occ_persistent.no_pause)", e))?;
         }
         Ok(())
     }
@@ -504,11 +543,13 @@ impl PersistentProgram {
         if self.placements > 1 && !probed {
             self.probe_placement(kernel, &cfg)?;
         }
-        let offset = self
-            .placement()
+        let placement = self.placement();
+        let offset = placement
+            .as_ref()
             .map(|p| candidate_offset_words(p.chosen))
             .unwrap_or(0);
-        self.prepare(offset, self.barrier.state_words(launched), hint)?;
+        let no_pause = placement.is_some_and(|p| p.no_pause);
+        self.prepare(offset, self.barrier.state_words(launched), hint, no_pause)?;
         let launch = self.module.launch(kernel, &cfg, args)?;
         Ok(PersistentReport {
             participants: launch.participants.unwrap_or(0),

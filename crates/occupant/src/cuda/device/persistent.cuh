@@ -68,7 +68,8 @@ namespace occ {
 struct __align__(128) PersistentState {
   u32 hint;    // the occupancy API's bound on resident blocks (0 = none); written by the host
   u32 offset;  // words from barrier[0] to the barrier's state (the chosen placement); host
-  u32 pad[30];
+  u32 no_pause;  // 1: no pause before the first poll (the probe found it faster); host
+  u32 pad[29];
   u32 barrier[2 * OCC_PERSISTENT_MAX_GROUPS +
               (OCC_PERSISTENT_PLACEMENTS > 1 ? OCC_PERSISTENT_PLACEMENTS : 0) *
                   OCC_PERSISTENT_PLACEMENT_STRIDE];
@@ -106,6 +107,29 @@ typedef sync::HierarchicalBarrier PersistentBarrier;
 #error "OCC_PERSISTENT_BARRIER: occ::PersistentKernel holds state for kinds 2, 3, 4, 17, 18, 26, 27, 28, 32, 33"
 #endif
 
+namespace detail {
+/// Turns off a barrier's pause before its first poll (the probe's choice where it is faster:
+/// on an H200 at 2-3 blocks per SM; docs/PERSISTENT.md): `delay` (lean, replica, lean_bell)
+/// or `pause` (lean_pause); nothing for kinds without one.
+template <class B>
+__device__ __forceinline__ auto clear_delay(B& b, int) -> decltype(b.delay, void()) {
+  b.delay = 0u;
+}
+template <class B>
+__device__ __forceinline__ void clear_delay(B&, long) {}
+template <class B>
+__device__ __forceinline__ auto clear_pause_flag(B& b, int) -> decltype(b.pause, void()) {
+  b.pause = false;
+}
+template <class B>
+__device__ __forceinline__ void clear_pause_flag(B&, long) {}
+template <class B>
+__device__ __forceinline__ void no_pause(B& b) {
+  clear_delay(b, 0);
+  clear_pause_flag(b, 0);
+}
+}  // namespace detail
+
 /// A barrier object kept in shared memory, one copy per block, instead of in every thread's
 /// registers: wait() loads it after a block barrier, runs B::wait() on that copy and thread 0
 /// writes the copy back (the next wait() reads it only after its own block barrier). So nothing
@@ -126,9 +150,10 @@ class SharedBarrier {
   }
 
  public:
-  __device__ SharedBarrier(u32* state, const Env& env) {
+  __device__ SharedBarrier(u32* state, const Env& env, bool no_pause = false) {
     if (local_linear_id() == 0u) {
-      const B b(state, env);
+      B b(state, env);
+      if (no_pause) detail::no_pause(b);
       memcpy(slot().bytes, &b, sizeof(B));
     }
     __syncthreads();
@@ -172,9 +197,18 @@ class PersistentKernel {
   }
 
  public:
+#if OCC_PERSISTENT_SHARED_BARRIER
   __device__ PersistentKernel()
       : participating_(discover_into_shared()),
-        barrier_(occ_persistent.barrier + ld_relaxed(&occ_persistent.offset), env_slot()) {}
+        barrier_(occ_persistent.barrier + ld_relaxed(&occ_persistent.offset), env_slot(),
+                 ld_relaxed(&occ_persistent.no_pause) != 0u) {}
+#else
+  __device__ PersistentKernel()
+      : participating_(discover_into_shared()),
+        barrier_(occ_persistent.barrier + ld_relaxed(&occ_persistent.offset), env_slot()) {
+    if (ld_relaxed(&occ_persistent.no_pause) != 0u) detail::no_pause(barrier_);
+  }
+#endif
 
   /// True iff this block takes part (all participants were co-resident at once).
   __device__ __forceinline__ bool participating() const { return participating_; }

@@ -55,7 +55,7 @@ impl BarrierPlacementRow {
                 .unwrap_or_else(|| "-".into())
         };
         format!(
-            "{}x{} {} ({} rounds): {} blocks took part; first {:.0} ns, median {:.0}, chosen {:.0} (offset {}), slowest {:.0}; raw kind {}, throttled {}; grid.sync {}{}",
+            "{}x{} {} ({} rounds): {} blocks took part; first {:.0} ns, median {:.0}, chosen {:.0} (offset {}{}), slowest {:.0}; raw kind {}, throttled {}; grid.sync {}{}",
             self.blocks,
             self.block_threads,
             self.kind,
@@ -65,6 +65,11 @@ impl BarrierPlacementRow {
             p.median_ns(),
             p.chosen_ns(),
             p.candidates[p.chosen].offset_bytes,
+            match (p.no_pause_ns, p.no_pause) {
+                (Some(ns), true) => format!("; no pause: {ns:.0} ns, kept"),
+                (Some(ns), false) => format!("; no pause: {ns:.0} ns"),
+                (None, _) => String::new(),
+            },
             p.slowest_ns(),
             ns(self.raw_ns),
             ns(self.raw_throttled_ns),
