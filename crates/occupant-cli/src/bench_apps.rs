@@ -59,7 +59,8 @@ pub struct AppsBenchArgs {
     interleave: bool,
 }
 
-fn parse_apps(names: &[String], default: &[AppKind]) -> Result<Vec<AppKind>, String> {
+/// `--apps` names, or `default` when none were given.
+pub(crate) fn parse_apps(names: &[String], default: &[AppKind]) -> Result<Vec<AppKind>, String> {
     if names.is_empty() {
         return Ok(default.to_vec());
     }

@@ -12,7 +12,7 @@ use occupant::cuda::sync::bench::{barrier_placement_with, BarrierPlacementRow};
 use occupant::cuda::sync::{BarrierKind, MachineAbstraction};
 use occupant::model::LaunchShape;
 use occupant_apps::apps::cuda::{load_inputs, placement_study, PlacementStudy};
-use occupant_apps::apps::{AppKind, AppParams};
+use occupant_apps::apps::AppParams;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -71,18 +71,7 @@ fn parse_shape(s: &str) -> Result<(usize, usize), String> {
 
 /// Runs the command.
 pub fn run(a: &PlacementArgs) -> Result<(), String> {
-    let apps: Vec<AppKind> = a
-        .apps
-        .iter()
-        .map(|n| {
-            AppKind::parse(n).ok_or_else(|| {
-                format!(
-                    "unknown application `{n}`; the applications are {}",
-                    AppKind::names()
-                )
-            })
-        })
-        .collect::<Result<_, _>>()?;
+    let apps = crate::bench_apps::parse_apps(&a.apps, &[])?;
     if !apps.is_empty() && a.inputs.is_empty() {
         return Err("--apps needs at least one --input (a graph file or generator spec)".into());
     }

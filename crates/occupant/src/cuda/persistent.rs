@@ -256,23 +256,14 @@ impl PersistentProgram {
         let mut opts = opts
             .clone()
             .option(format!("-DOCC_PERSISTENT_BARRIER={}", kind.primitive_id()));
-        if !opts
-            .options
-            .iter()
-            .any(|o| o.contains("OCC_PERSISTENT_PLACEMENTS"))
-        {
-            opts = opts.option(format!(
-                "-DOCC_PERSISTENT_PLACEMENTS={PERSISTENT_PLACEMENTS}"
-            ));
-        }
-        if !opts
-            .options
-            .iter()
-            .any(|o| o.contains("OCC_POLL_PAUSE_SHIFT"))
-        {
-            opts = opts.option(format!(
-                "-DOCC_POLL_PAUSE_SHIFT={PERSISTENT_POLL_PAUSE_SHIFT}"
-            ));
+        // Defaults that `opts` may override.
+        for (name, value) in [
+            ("OCC_PERSISTENT_PLACEMENTS", PERSISTENT_PLACEMENTS as i32),
+            ("OCC_POLL_PAUSE_SHIFT", PERSISTENT_POLL_PAUSE_SHIFT),
+        ] {
+            if !opts.options.iter().any(|o| o.contains(name)) {
+                opts = opts.option(format!("-D{name}={value}"));
+            }
         }
         let module = gpu.compile(
             &format!("{name}[persistent:{}]", kind.name()),
@@ -333,11 +324,7 @@ impl PersistentProgram {
         let mut next = p.clone().unwrap_or_else(|| Placement {
             chosen: 0,
             candidates: (0..self.placements)
-                .map(|c| PlacementTiming {
-                    offset_bytes: 4 * candidate_offset_words(c),
-                    address: self.state.0 + (HEADER_BYTES + 4 * candidate_offset_words(c)) as u64,
-                    ns_per_barrier: f64::NAN,
-                })
+                .map(|c| self.candidate(c, f64::NAN))
                 .collect(),
             block_threads: 0,
             participants: 0,
@@ -432,11 +419,7 @@ impl PersistentProgram {
         let candidates: Vec<PlacementTiming> = best
             .iter()
             .enumerate()
-            .map(|(c, &ns)| PlacementTiming {
-                offset_bytes: 4 * candidate_offset_words(c),
-                address: self.state.0 + (HEADER_BYTES + 4 * candidate_offset_words(c)) as u64,
-                ns_per_barrier: ns,
-            })
+            .map(|(c, &ns)| self.candidate(c, ns))
             .collect();
         let placement = Placement {
             chosen,
@@ -451,6 +434,16 @@ impl PersistentProgram {
             *p = Some(placement.clone());
         }
         Ok(placement)
+    }
+
+    /// Candidate place `c` with its time.
+    fn candidate(&self, c: usize, ns_per_barrier: f64) -> PlacementTiming {
+        let offset_bytes = 4 * candidate_offset_words(c);
+        PlacementTiming {
+            offset_bytes,
+            address: self.state.0 + (HEADER_BYTES + offset_bytes) as u64,
+            ns_per_barrier,
+        }
     }
 
     /// Threads per block, blocks launched and the occupancy API's bound for `kernel` under `cfg`.
