@@ -177,10 +177,10 @@ pub struct LaunchReport {
     /// Back-off rounds of all watchdog waits of this launch when it was asked for
     /// ([`LaunchConfig::count_spins`]) or the launch expired; else 0.
     pub spins: u64,
-    /// Host wall time from submitting to completion, µs (0 for [`Module::enqueue`]). For a
-    /// [`LaunchMode::Discovery`] launch, the work queued on the stream before it (its own
-    /// setup: discovery's zeroed state, a persistent program's barrier state) completes
-    /// before the clock starts, so it is not billed to the kernel.
+    /// Host wall time from submitting to completion, µs (0 for [`Module::enqueue`]). The work
+    /// queued on the stream before the launch (its own setup: discovery's zeroed state, a
+    /// persistent program's barrier state; a caller's asynchronous copies) completes before
+    /// the clock starts, in every mode, so it is not billed to the kernel.
     pub elapsed_us: f64,
 }
 
@@ -195,16 +195,16 @@ impl Module {
         args: &[Arg<'_>],
     ) -> Result<LaunchReport> {
         let (k, mut report, mut armed) = self.prepare(kernel, cfg, args)?;
-        // A discovery launch's setup queued before it (discovery's zeroed state, a persistent
-        // program's barrier state: up to six small memsets) completes first: the clock covers
-        // the kernel only, as it does for the other launch modes, which queue nothing.
-        if cfg.mode == LaunchMode::Discovery {
-            self.inner
-                .gpu
-                .stream
-                .synchronize()
-                .map_err(|e| driver_err("cuStreamSynchronize", e))?;
-        }
+        // The work queued before this launch (discovery's zeroed state, a persistent
+        // program's barrier state, a caller's asynchronous memsets) completes first, in every
+        // mode alike: the clock covers the kernel only, and launch modes compare fairly (a
+        // cooperative launch after an asynchronous reset is not billed for it either). On an
+        // idle stream this costs one cuStreamSynchronize of host time, outside the clock.
+        self.inner
+            .gpu
+            .stream
+            .synchronize()
+            .map_err(|e| driver_err("cuStreamSynchronize", e))?;
         let t0 = Instant::now();
         self.submit(&k, cfg, &report, args)?;
         // With the host-mapped flag a clean launch reads nothing back: the device raises the
