@@ -22,6 +22,7 @@
 //! ```
 
 use super::gpu::driver_err;
+use super::sync::run::ns_per_round;
 use super::sync::{BarrierKind, MachineAbstraction};
 use super::{Arg, CompileOptions, Gpu, LaunchConfig, LaunchMode, LaunchReport, Module};
 use crate::model::{Error, LaunchShape, Result};
@@ -42,8 +43,8 @@ pub const PERSISTENT_MAX_GROUPS: usize = 8192;
 /// entries, from which [`persistent_barrier_for_block`] chooses, are measured with it.
 pub const PERSISTENT_POLL_PAUSE_SHIFT: i32 = 1;
 
-/// Bytes of `occ_persistent` before the barrier words (the hint, the placement, the probe's
-/// time and padding).
+/// Bytes of `occ_persistent` before the barrier words (the hint, the placement, the pause
+/// switch and padding).
 const HEADER_BYTES: usize = 128;
 /// Byte offset of `occ_persistent.offset` (the barrier's placement, in words).
 const OFFSET_BYTE: u64 = 4;
@@ -387,13 +388,7 @@ impl PersistentProgram {
                 &crate::args![rounds, &times],
             )?;
             participants = r.participants.unwrap_or(0);
-            let t = times.to_vec()?;
-            let mut per: Vec<f64> = t
-                .chunks_exact(2)
-                .take(participants as usize)
-                .filter(|p| p[1] > p[0])
-                .map(|p| (p[1] - p[0]) as f64 / f64::from(rounds))
-                .collect();
+            let mut per = ns_per_round(&times.to_vec()?, participants as usize, rounds);
             per.sort_by(f64::total_cmp);
             Ok(per.get(per.len() / 2).copied().unwrap_or(f64::INFINITY))
         };
@@ -532,16 +527,19 @@ impl PersistentProgram {
         let mut cfg = cfg.clone();
         cfg.mode = LaunchMode::Discovery;
         let (_, launched, hint) = self.shape(kernel, &cfg)?;
-        let probed = self.placement.lock().map(|p| p.is_some()).unwrap_or(true);
-        if self.placements > 1 && !probed {
-            self.probe_placement(kernel, &cfg)?;
-        }
-        let placement = self.placement();
-        let offset = placement
-            .as_ref()
-            .map(|p| candidate_offset_words(p.chosen))
-            .unwrap_or(0);
-        let no_pause = placement.is_some_and(|p| p.no_pause);
+        let chosen = self
+            .placement
+            .lock()
+            .ok()
+            .and_then(|p| p.as_ref().map(|p| (p.chosen, p.no_pause)));
+        let (offset, no_pause) = match chosen {
+            Some((c, no_pause)) => (candidate_offset_words(c), no_pause),
+            None if self.placements > 1 => {
+                let p = self.probe_placement(kernel, &cfg)?;
+                (candidate_offset_words(p.chosen), p.no_pause)
+            }
+            None => (0, false),
+        };
         self.prepare(offset, self.barrier.state_words(launched), hint, no_pause)?;
         let launch = self.module.launch(kernel, &cfg, args)?;
         Ok(PersistentReport {

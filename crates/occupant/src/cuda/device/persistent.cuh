@@ -27,11 +27,11 @@
 // Placement (OCC_PERSISTENT_PLACEMENTS = K > 1, set by PersistentProgram): the barrier's words
 // start `offset` words into `barrier`, one of K candidate places OCC_PERSISTENT_PLACEMENT_STRIDE
 // words apart, the first one stride in (never on the line after the header: there stencil cc
-// ran 5 % slower on an H100 in every module load, which no bare-barrier probe showed). How fast one line takes ~1000 arrivals and polls depends on where its physical
-// address falls in the L2 (on an H100 a persistent graph kernel ran 3 % slower or faster per
-// module load with the same code: docs/PERSISTENT.md "Where the barrier lives"), so the host
-// times a short barrier loop, occ_persistent_placement_probe, at each candidate before the first
-// launch and keeps the fastest.
+// ran 5 % slower on an H100 in every module load, which no bare-barrier probe showed). How fast
+// one line takes ~1000 arrivals and polls depends on where its physical address falls in the L2
+// (docs/PERSISTENT.md "Where the barrier lives"), so the host times a short barrier loop,
+// occ_persistent_placement_probe, at each candidate before the first launch and keeps the
+// fastest (and `no_pause` where the barrier's pause before its first poll costs).
 #pragma once
 
 #include "atomic_barrier.cuh"
@@ -237,8 +237,7 @@ class PersistentKernel {
 // __launch_bounds__(1024, 2): at most 32 registers, so the probe fits as many blocks per SM as
 // any kernel of the program can (at 128 threads, 16 per SM; unbounded it took 40 and fit 9).
 extern "C" __global__ void __launch_bounds__(1024, 2)
-    occ_persistent_placement_probe(unsigned rounds,
-                                                          unsigned long long* times) {
+    occ_persistent_placement_probe(unsigned rounds, unsigned long long* times) {
   occ::PersistentKernel p;
   if (!p.participating()) return;
   if (!p.barrier()) return;

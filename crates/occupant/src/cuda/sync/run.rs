@@ -26,7 +26,7 @@ pub fn median(v: &[f64]) -> f64 {
 
 /// Ns per round of each of the first `blocks` blocks, from their (start, end) %globaltimer
 /// pairs; blocks that recorded no span are skipped.
-fn ns_per_round(times: &[u64], blocks: usize, rounds: u32) -> Vec<f64> {
+pub(crate) fn ns_per_round(times: &[u64], blocks: usize, rounds: u32) -> Vec<f64> {
     times
         .chunks_exact(2)
         .take(blocks)
