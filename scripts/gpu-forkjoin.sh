@@ -100,6 +100,9 @@ rm -rf "$dev"
 echo "${LATE_S:-180}" >"$dest/late-s.txt"
 # BENCH_RUNS: the bench step's runs, "NAME EXTRA-ARGS" separated by ";" (old* runs use OLD_CLI).
 echo "${BENCH_RUNS:-new;old;lone --lone-master;new2;old2}" | tr ';' '\n' >"$dest/bench-runs.txt"
+# NESTED_RUNS: the nested step's runs, "NAME EXTRA-ARGS" separated by ";" (e.g. "new;w31
+# --adaptive-warps 31").
+echo "${NESTED_RUNS:-new;old}" | tr ';' '\n' >"$dest/nested-runs.txt"
 # PROBE_GROUPS: the cost probe's groups of variants (substrings of their names), ";"-separated.
 echo "${PROBE_GROUPS:-team_barrier;sync0+sync1/master-converged;arrive0+sync1/lanes-exit+slot;ladder;lib-fj:;lone-fj:;lib-fj_x:;lib-fj_prev:;lib-fj_old:;lib-fj_oldx:}" |
   tr ';' '\n' >"$dest/probe-groups.txt"
@@ -191,13 +194,17 @@ for s in $steps; do
         cat "$res/bench-forkjoin-$r.log" >>"$sum"
       done <"$here/bench-runs.txt" ;;
     nested)
-      for r in new old; do
-        exe="$here/occupant"; [[ $r == old ]] && exe="$here/occupant-old"
+      # nested-runs.txt: one run a line, "NAME EXTRA-ARGS..." (old* runs use the old binary).
+      while read -r r rest; do
+        [[ -z "$r" ]] && continue
+        read -r -a extra <<<"$rest"
+        exe="$here/occupant"; [[ $r == old* ]] && exe="$here/occupant-old"
         [[ -x "$exe" ]] || continue
         late "bench-nested-$r" && break
-        step "bench-nested-$r" 60 "$exe" bench nested --out "$res/nested-$r"
+        step "bench-nested-$r" 60 "$exe" bench nested --out "$res/nested-$r" "${extra[@]}"
+        echo "-- $r" >>"$sum"
         cat "$res/bench-nested-$r.log" >>"$sum"
-      done ;;
+      done <"$here/nested-runs.txt" ;;
     sanitize)
       for job in $(cat "$here/san-jobs.txt"); do
         tool=${job%%:*} what=${job#*:}

@@ -2,14 +2,15 @@
 //! LLVM OpenMP offload comparator's output) and `occupant bench nested` (the nested-parallelism
 //! suite). Thin: the experiments are `occupant::cpu::forkjoin::epcc`,
 //! `occupant::cuda::forkjoin::epcc` (with `occupant::model::forkjoin::{read_llvm_file,
-//! compare}` for the comparator) and `occupant_apps::nested::run_suite`.
+//! EpccReport}` for the comparator, the table, JSON and plot) and
+//! `occupant_apps::nested::{run_suite, NestedReport}`.
 
 use crate::backend_arg::Backend;
 use crate::cli_values::at_least_one;
 use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series};
 use crate::output_path::{check_dir, check_out_dir};
-use occupant::model::forkjoin::{compare, read_llvm_file, EpccConfig, EpccRow, EPCC_CONSTRUCTS};
-use serde_json::json;
+use occupant::model::forkjoin::{read_llvm_file, EpccConfig, EpccReport, EpccUnit};
+use occupant_apps::nested::NestedReport;
 use std::path::PathBuf;
 
 /// Arguments of `bench forkjoin`.
@@ -69,7 +70,7 @@ pub fn run_forkjoin(a: &ForkjoinArgs) -> Result<(), String> {
                 .clone()
                 .unwrap_or_else(|| PathBuf::from("bench/results/cpu/forkjoin"));
             check_dir(&dir)?;
-            (rows, dir, "ns")
+            (rows, dir, EpccUnit::Ns)
         }
         Backend::Cuda => {
             let gpu = open_cuda("cuda")?;
@@ -79,78 +80,34 @@ pub fn run_forkjoin(a: &ForkjoinArgs) -> Result<(), String> {
                 None => out_dir(&gpu, &None)?.join("forkjoin"),
             };
             check_dir(&dir)?;
-            (rows, dir, "cycles")
+            (rows, dir, EpccUnit::Cycles)
         }
     };
-    let ratios = compare(&rows, &llvm_rows);
-    let value = |r: &EpccRow| {
-        if unit == "cycles" {
-            r.overhead_cycles
-        } else {
-            r.overhead_ns
-        }
-    };
-    println!(
-        "{:<14} {:>7} {:>14} {:>12} {:>14} {:>8}",
-        "construct",
-        "workers",
-        format!("ours {unit}"),
-        "ours ns",
-        "llvm cycles",
-        "ratio"
+    let report = EpccReport::new(
+        &format!("{:?}", a.backend).to_lowercase(),
+        unit,
+        cfg,
+        rows,
+        llvm_rows,
+        llvm_runs,
     );
-    for r in &rows {
-        let q = ratios
-            .iter()
-            .find(|q| q.workers == r.workers && q.construct == r.construct);
-        println!(
-            "{:<14} {:>7} {:>14.1} {:>12.1} {:>14} {:>8}",
-            r.construct,
-            r.workers,
-            value(r),
-            r.overhead_ns,
-            q.map(|q| format!("{:.1}", q.llvm_cycles))
-                .unwrap_or_default(),
-            q.map(|q| format!("{:.2}", q.ratio_cycles))
-                .unwrap_or_default()
-        );
-    }
-    let doc = json!({
-        "backend": format!("{:?}", a.backend).to_lowercase(),
-        "config": cfg,
-        "method": "Bull: overhead = (T_construct - T_reference) / reps, median over rounds",
-        "ours": rows,
-        "llvm": llvm_rows,
-        "llvm_runs": llvm_runs,
-        "ratios": ratios,
-    });
-    let p = write_json(&dir, "forkjoin.json", &doc)?;
+    print!("{}", report.table());
+    let p = write_json(&dir, "forkjoin.json", &report)?;
     println!("wrote {}", p.display());
-    let mut series = Vec::new();
-    for c in EPCC_CONSTRUCTS {
-        let pts = |rs: &[EpccRow]| -> Vec<(f64, f64)> {
-            rs.iter()
-                .filter(|r| r.construct == c)
-                .map(|r| (r.workers as f64, value(r).max(1.0)))
-                .collect()
-        };
-        series.push(Series {
-            label: format!("occupant {c}"),
-            points: pts(&rows),
-        });
-        if !llvm_rows.is_empty() {
-            series.push(Series {
-                label: format!("LLVM {c}"),
-                points: pts(&llvm_rows),
-            });
-        }
-    }
+    let series: Vec<Series> = report
+        .series()
+        .into_iter()
+        .map(|(label, points)| Series { label, points })
+        .collect();
     let svg = dir.join("forkjoin.svg");
     line_plot(
         &svg,
-        &format!("fork-join construct overheads (EPCC, Bull) — {unit}"),
+        &format!(
+            "fork-join construct overheads (EPCC, Bull) — {}",
+            unit.name()
+        ),
         "workers",
-        &format!("overhead ({unit})"),
+        &format!("overhead ({})", unit.name()),
         &series,
         true,
         true,
@@ -174,6 +131,10 @@ pub struct NestedArgs {
     /// Cut every size down (for compute-sanitizer runs).
     #[arg(long)]
     small: bool,
+    /// Worker warps of the adaptive versions' blocks (1 … 31; default 7: blocks of 256
+    /// threads, one chunk of 224 outer iterations each).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=31))]
+    adaptive_warps: Option<u32>,
 }
 
 /// Runs `bench nested`.
@@ -188,73 +149,26 @@ pub fn run_nested(a: &NestedArgs) -> Result<(), String> {
         None => out_dir(&gpu, &None)?.join("forkjoin"),
     };
     check_dir(&dir)?;
-    let specs = if a.small {
+    let mut specs = if a.small {
         occupant_apps::nested::suite_small()
     } else {
         occupant_apps::nested::suite()
     };
-    let res = occupant_apps::nested::run_suite(&gpu, &specs, a.reps).map_err(|e| e.to_string())?;
-    println!(
-        "{:<15} {:>8} {:>9} {:>6} {:>10} {:>10} {:>10} {:>8} {:>8} {:>5}",
-        "kernel",
-        "outer",
-        "inner",
-        "inner>",
-        "spmd ms",
-        "nested ms",
-        "adapt ms",
-        "nested×",
-        "adapt×",
-        "ok"
-    );
-    for r in &res {
-        println!(
-            "{:<15} {:>8} {:>9.1} {:>6} {:>10.3} {:>10.3} {:>10} {:>8.2} {:>8} {:>5}",
-            r.name,
-            r.outer,
-            r.mean_inner,
-            r.inner_dominated,
-            r.spmd_ms,
-            r.nested_ms,
-            r.adaptive_ms.map(|v| format!("{v:.3}")).unwrap_or_default(),
-            r.speedup,
-            r.adaptive_speedup
-                .map(|v| format!("{v:.2}"))
-                .unwrap_or_default(),
-            r.verified
-        );
+    if let Some(w) = a.adaptive_warps {
+        for s in &mut specs {
+            s.adaptive_warps = w as usize;
+        }
     }
-    let geo = occupant_apps::nested::geomean_inner_dominated(&res);
-    println!("geomean nested speedup, inner-dominated kernels: {geo:.2}x (seed 003: 3.6x)");
-    let p = write_json(
-        &dir,
-        "nested.json",
-        &json!({"gpu": gpu.info().name, "reps": a.reps, "kernels": specs, "results": res,
-                "geomean_inner_dominated": geo}),
-    )?;
+    let res = occupant_apps::nested::run_suite(&gpu, &specs, a.reps).map_err(|e| e.to_string())?;
+    let report = NestedReport::new(&gpu.info().name, a.reps, specs, res);
+    print!("{}", report.table());
+    let p = write_json(&dir, "nested.json", &report)?;
     println!("wrote {}", p.display());
-    let pts = |f: &dyn Fn(&occupant_apps::nested::NestedResult) -> Option<f64>| {
-        let mut v: Vec<(f64, f64)> = res
-            .iter()
-            .filter_map(|r| f(r).map(|v| (r.mean_inner / r.outer as f64, v)))
-            .collect();
-        v.sort_by(|a, b| a.0.total_cmp(&b.0));
-        v
-    };
-    let series = vec![
-        Series {
-            label: "nested / SPMD".into(),
-            points: pts(&|r| Some(r.speedup)),
-        },
-        Series {
-            label: "adaptive nested / SPMD".into(),
-            points: pts(&|r| r.adaptive_speedup),
-        },
-        Series {
-            label: "parity".into(),
-            points: pts(&|_| Some(1.0)),
-        },
-    ];
+    let series: Vec<Series> = report
+        .series()
+        .into_iter()
+        .map(|(label, points)| Series { label, points })
+        .collect();
     let svg = dir.join("nested.svg");
     line_plot(
         &svg,

@@ -18,6 +18,9 @@ use occupant::cuda::{CompileOptions, DeviceBuffer, Gpu, LaunchConfig};
 use occupant::{args, Error, Result};
 use serde::Serialize;
 
+mod report;
+pub use report::NestedReport;
+
 /// The kernels (`<name>_spmd`, `<name>_nested`, some `<name>_adaptive`).
 pub const NESTED_CU: &str = include_str!("nested.cu");
 
@@ -40,7 +43,13 @@ pub struct KernelSpec {
     pub nested_blocks: usize,
     /// Worker warps per nested block (the block has 32 × (warps + 1) threads).
     pub nested_warps: usize,
+    /// Worker warps per adaptive block (one block per chunk of 32 × warps outer iterations,
+    /// 32 × (warps + 1) threads): [`DEFAULT_ADAPTIVE_WARPS`] unless changed.
+    pub adaptive_warps: usize,
 }
+
+/// Worker warps of an adaptive block by default.
+pub const DEFAULT_ADAPTIVE_WARPS: usize = 7;
 
 impl KernelSpec {
     /// Whether the inner loops carry more iterations than the outer loop (the seed's kernels
@@ -62,6 +71,7 @@ pub fn suite() -> Vec<KernelSpec> {
             adaptive,
             nested_blocks,
             nested_warps,
+            adaptive_warps: DEFAULT_ADAPTIVE_WARPS,
         }
     };
     vec![
@@ -423,11 +433,12 @@ pub fn run_suite(gpu: &Gpu, specs: &[KernelSpec], reps: usize) -> Result<Vec<Nes
         let (mut ok, mut worst) = compare(&spmd, &nested);
         let mut adaptive_ms = None;
         if s.adaptive {
-            // One block per chunk of 224 outer iterations (a region each), as many blocks as
-            // the SPMD version would need: on an H100 bfs went from 0.82x to 0.91x of SPMD and
-            // kmeans from 0.78x to 0.84x against a grid capped at one wave (132 SMs x 8 blocks),
-            // whose blocks loop over several chunks and finish unevenly.
-            let cfg = LaunchConfig::plain(s.outer.div_ceil(224).clamp(1, 65535), 256);
+            // One block per chunk of 32 W outer iterations (a region each), as many blocks as
+            // the outer loop needs: on an H100 bfs went from 0.82x to 0.91x of SPMD and kmeans
+            // from 0.78x to 0.84x (W = 7) against a grid capped at one wave (132 SMs x 8
+            // blocks), whose blocks loop over several chunks and finish unevenly.
+            let w = s.adaptive_warps.clamp(1, 31);
+            let cfg = LaunchConfig::plain(s.outer.div_ceil(32 * w).clamp(1, 65535), 32 * (w + 1));
             let a = run_version(
                 gpu,
                 &m,

@@ -5,6 +5,9 @@
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+mod report;
+pub use report::{EpccReport, EpccUnit, EPCC_METHOD};
+
 /// The constructs measured, in the order of the benchmark kernels' output (after the
 /// reference, index 0).
 pub const EPCC_CONSTRUCTS: [&str; 6] = [
