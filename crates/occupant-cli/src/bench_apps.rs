@@ -9,7 +9,7 @@ use crate::output_path::check_out_dir;
 use occupant::cuda::sync::{results_dir_name, BarrierKind};
 use occupant::cuda::Gpu;
 use occupant_apps::apps::bench::{
-    bench_cpu, generate_inputs, BenchConfig, BenchResults, CPU_INPUTS,
+    bench_cpu, comparison_table, generate_inputs, BenchConfig, BenchResults, CPU_INPUTS,
 };
 use occupant_apps::apps::cuda::{
     bench_cuda, load_inputs, CudaBenchOptions, CUDA_APPS, CUDA_INPUTS, CUDA_QUICK_INPUTS,
@@ -104,13 +104,21 @@ fn write(
     title: &str,
 ) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    // Persistent against every other variant, with the sign test over the paired rounds.
+    let comparisons = r.comparisons("persistent");
+    let mut json = json.clone();
+    json["comparisons"] = serde_json::to_value(&comparisons).map_err(|e| e.to_string())?;
     let j = dir.join("apps.json");
-    let text = serde_json::to_string_pretty(json).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
     std::fs::write(&j, text).map_err(|e| format!("writing {}: {e}", j.display()))?;
     let s = dir.join("apps-speedup.svg");
     std::fs::write(&s, speedup_svg(r, title))
         .map_err(|e| format!("writing {}: {e}", s.display()))?;
     eprintln!("wrote {} and {}", j.display(), s.display());
+    if !comparisons.is_empty() {
+        println!("persistent against each variant (ratios > 1: persistent faster)");
+        print!("{}", comparison_table(&comparisons));
+    }
     for g in &r.geomeans {
         println!(
             "geomean {} over {} ({} speedups): {:.3}x",

@@ -4,6 +4,9 @@
 //! application; [`bench_cpu`] is the CPU backend's, and the CUDA backend passes its own
 //! (`occupant bench apps`). [`speedup_svg`](super::speedup_svg) draws the result.
 
+mod compare;
+pub use compare::{comparison_table, sign_test, Comparison, Verdict};
+
 use super::{verify, AppKind, AppOutput, AppParams, RunReport, Variant};
 use crate::graph::Csr;
 use occupant::cpu::Executor;
