@@ -15,7 +15,7 @@
 #               multi-kernel, cooperative, occupancy-api, persistent, the default barrier
 #   otherapps   colour, MIS, sssp-worklist, bc on the four inputs (+ bc on a 32x32768 grid unless
 #               OTHER_BCTHIN=0), OTHER_VARIANTS (default cooperative / occupancy-api / persistent)
-#               and the multi-kernel baseline
+#               and the multi-kernel baseline; OTHER_N timed runs each (default 3)
 #   prsweep     pagerank on rmat-22 and ba-4M, every CUDA device-loop variant vs multi-kernel
 #               (the device loops' tile ranges of equal cost); with OLD_OCCUPANT, the same
 #               with that CLI, once per define of PR_OLD_DEFINES (space-separated
@@ -99,9 +99,9 @@ for s in $steps; do
           ba) inp=ba:n=4000000,m=4,seed=1 ;;
           *) echo "otherapps: unknown input in $run" >>"$sum"; continue ;;
         esac
-        step "bench-other-${run#*@}" 200 "$here/occupant" bench apps --interleave --runs 3 --apps "${run%@*}" \
+        step "bench-other-${run#*@}" 200 "$here/occupant" bench apps --interleave --runs "${OTHER_N:-3}" --apps "${run%@*}" \
           --input "$inp" --variants "${OTHER_VARIANTS:-cooperative,occupancy-api,persistent}" --out "$res/other-${run#*@}"
-        grep -E "FAILED|skipped|cooperative:|persistent:|occupancy-api:|multi-kernel:" "$res/bench-other-${run#*@}.log" >>"$sum"
+        grep -E "FAILED|skipped|cooperative:|persistent:|occupancy-api:|multi-kernel:|Faster|Tie|Slower" "$res/bench-other-${run#*@}.log" >>"$sum"
       done
       [[ ${OTHER_BCTHIN:-1} == 1 ]] || continue
       step bench-bcthin 90 "$here/occupant" bench apps --interleave --runs 3 --apps bc \

@@ -86,20 +86,25 @@ impl HeavySplit {
 /// strictly increasing (every tile in exactly one range) with a small weight per tile.
 pub const TILE_COST: u64 = 16;
 
-/// Prefix sums of the costs of the tiles of 32 vertices that pagerank's device loops split into
-/// contiguous ranges of equal cost (`pr_phase0` in graph_apps.cu): `ceil(n / 32) + 1` entries
-/// from 0, the cost of a tile being its light edges (those of vertices of degree at most
-/// `heavy_degree`, raised to [`CHUNK`] as [`HeavySplit::of`] does; the heavy ones are split
-/// into chunks of their own) plus [`TILE_COST`]. Strictly increasing, so every tile belongs to
-/// exactly one range.
+/// The split of pagerank's device loops (`pr_phase0` in graph_apps.cu): the prefix sums of the
+/// costs of the tiles of 32 vertices (`ceil(n / 32) + 1` entries from 0), then two more: the
+/// cost of a chunk of [`CHUNK`] heavy edge slots and the number of chunks. A tile costs its light edges (those of
+/// vertices of degree at most `heavy_degree`, raised to [`CHUNK`] as [`HeavySplit::of`] does)
+/// plus [`TILE_COST`]; a chunk [`CHUNK`] plus [`TILE_COST`]. The tile prefix is strictly
+/// increasing, so every tile belongs to exactly one warp's range. The heavy chunks go to the
+/// warps grid-stride (warp w gets chunks w, w + W, ...), and each warp's share of the tiles is
+/// the equal share of tiles and chunks together less its chunks' cost (the first warps, one
+/// chunk each on BA-4M, once ran ~7 % past the others: pagerank on an H200 at 0.89× the host
+/// loop, whose hardware scheduler balances the blocks).
 ///
 /// ```
-/// use occupant_apps::apps::cuda::{tile_cost_prefix, TILE_COST};
+/// use occupant_apps::apps::cuda::{tile_cost_prefix, CHUNK, TILE_COST};
 /// use occupant_apps::graph::Csr;
 /// // 40 vertices: vertex 0 has 600 edges (heavy), vertex 33 has 5.
 /// let edges: Vec<(u32, u32)> = (0..600).map(|i| (0, i % 40)).chain((0..5).map(|i| (33, i))).collect();
 /// let g = Csr::from_edges(40, &edges, None).unwrap();
-/// assert_eq!(tile_cost_prefix(&g, 256), vec![0, TILE_COST, 2 * TILE_COST + 5]);
+/// let t = TILE_COST;
+/// assert_eq!(tile_cost_prefix(&g, 256), vec![0, t, 2 * t + 5, u64::from(CHUNK) + t, 3]);
 /// ```
 pub fn tile_cost_prefix(g: &Csr, heavy_degree: u32) -> Vec<u64> {
     tile_cost_prefix_with(g, heavy_degree, TILE_COST)
@@ -112,7 +117,7 @@ pub fn tile_cost_prefix_with(g: &Csr, heavy_degree: u32, tile_cost: u64) -> Vec<
     let tile_cost = tile_cost.max(1);
     let heavy_degree = heavy_degree.max(CHUNK);
     let n = g.num_vertices();
-    let mut prefix = Vec::with_capacity(n.div_ceil(32) as usize + 1);
+    let mut prefix = Vec::with_capacity(n.div_ceil(32) as usize + 2);
     let mut total = 0u64;
     prefix.push(0);
     for tile in 0..n.div_ceil(32) {
@@ -124,6 +129,13 @@ pub fn tile_cost_prefix_with(g: &Csr, heavy_degree: u32, tile_cost: u64) -> Vec<
         total += light + tile_cost;
         prefix.push(total);
     }
+    let heavy_slots: u64 = (0..n)
+        .map(|v| g.degree(v))
+        .filter(|&d| d > heavy_degree)
+        .map(u64::from)
+        .sum();
+    prefix.push(u64::from(CHUNK) + tile_cost);
+    prefix.push(heavy_slots.div_ceil(u64::from(CHUNK)));
     prefix
 }
 
@@ -226,7 +238,7 @@ mod tests {
     use rand::{RngExt, SeedableRng};
 
     /// The tile costs count every light edge once and no heavy one, and grow strictly (so
-    /// pr_phase0's ranges of equal cost cover every tile exactly once).
+    /// pr_phase0's ranges cover every tile exactly once); the last entry is a chunk's cost.
     #[test]
     fn tile_costs_count_the_light_edges_of_every_tile() {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
@@ -243,18 +255,19 @@ mod tests {
             }
             let g = Csr::from_edges(n, &edges, None).unwrap();
             let p = tile_cost_prefix(&g, 100); // raised to CHUNK = 256
-            assert_eq!(p.len(), n.div_ceil(32) as usize + 1);
+            let tiles = n.div_ceil(32) as usize;
+            assert_eq!(p.len(), tiles + 3);
             assert_eq!(p[0], 0);
-            assert!(p.windows(2).all(|w| w[1] > w[0]));
+            assert!(p[..=tiles].windows(2).all(|w| w[1] > w[0]));
             let light: u64 = (0..n)
                 .map(|v| g.degree(v))
                 .filter(|&d| d <= CHUNK)
                 .map(u64::from)
                 .sum();
-            assert_eq!(
-                *p.last().unwrap(),
-                light + TILE_COST * u64::from(n.div_ceil(32))
-            );
+            assert_eq!(p[tiles], light + TILE_COST * tiles as u64);
+            assert_eq!(p[tiles + 1], u64::from(CHUNK) + TILE_COST);
+            let chunks = HeavySplit::of(&g, 100).hchunk.len() as u64;
+            assert_eq!(p[tiles + 2], chunks);
         }
     }
 

@@ -455,12 +455,30 @@ __device__ __forceinline__ u32 warp_lower_bound(const u64* a, u32 n, u64 x) {
   return lo + __ffs(__ballot_sync(OCC_APP_FULL, p <= hi && a[p] >= x)) - 1u;
 }
 
+/// Where warp v's share of pagerank's tiles begins, in tile cost (pr_phase0's split: warp w takes
+/// [x(w), x(w + 1))): the equal share of the tiles' cost tcost[tiles] and the heavy chunks
+/// (tcost[tiles + 2] of them, tcost[tiles + 1] each) together, v * all / W, less the chunks of
+/// the warps before v (grid-stride: warp u has chunks / W of them, one more if u < chunks % W),
+/// clamped to [0, tcost[tiles]]. Non-decreasing in v (past chunks % W the share outgrows the
+/// chunks; before, the clamp holds it at 0 while they do not fit), 0 at v = 0, tcost[tiles] at
+/// v = W. Computed for one end at a time, so that the device loops stay within 32 registers.
+__device__ __noinline__ u64 pr_tile_x(const u64* tcost, u32 tiles, u32 v, u32 nw) {
+  const u64 tc = tcost[tiles], cc = tcost[tiles + 1u];
+  const u32 chunks = (u32)tcost[tiles + 2u];
+  const u64 share = (tc + cc * chunks) * v / nw;
+  const u32 q = chunks / nw, r = chunks % nw;
+  const u64 before = cc * ((u64)q * v + (v < r ? v : r));
+  const u64 x = share > before ? share - before : 0ull;
+  return x < tc ? x : tc;
+}
+
 /// Phase 0. The tiles go grid-stride (tcost == nullptr: the host loop's launches, one tile per
 /// warp, which the hardware's block scheduler balances; and coop_cuda's graph.cu, whose groups
 /// come and go between phases) or, in the device loops, in contiguous ranges of equal cost:
 /// tcost holds the prefix sums of the tiles' costs (tiles + 1 entries, DeviceGraph's
-/// tile_cost_prefix: light edges plus a fixed cost per tile) and warp w of W takes the tiles
-/// from lower_bound(total * w / W) to lower_bound(total * (w + 1) / W). The tiles' in-degrees
+/// tile_cost_prefix: light edges plus a fixed cost per tile; then a heavy chunk's cost) and
+/// warp w of W takes the tiles from lower_bound(x(w)) to lower_bound(x(w + 1)) (pr_tile_x): its equal share of the tiles and the heavy chunks
+/// together, less the chunks it gets (grid-stride, after its tiles). The tiles' in-degrees
 /// are skewed on power-law inputs (the low ids the heaviest, for R-MAT and Barabasi-Albert): a
 /// grid-stride share left the warps with the heavy tiles the last to finish every iteration
 /// (BA-4M on an H100: 0.93x the host loop), and taking tiles from a counter made 8448 warps
@@ -478,9 +496,8 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
   // Tiles: warp-cooperative pull with a segmented reduction per owner.
   u32 t = warp, t_end = tiles, t_step = nwarps;
   if (tcost != nullptr) {
-    const u64 total = tcost[tiles];
-    t = warp_lower_bound(tcost, tiles, total * warp / nwarps);
-    t_end = warp_lower_bound(tcost, tiles, total * (warp + 1u) / nwarps);
+    t = warp_lower_bound(tcost, tiles, pr_tile_x(tcost, tiles, warp, nwarps));
+    t_end = warp_lower_bound(tcost, tiles, pr_tile_x(tcost, tiles, warp + 1u, nwarps));
     t_step = 1u;
   }
   for (; t < t_end; t += t_step) {
