@@ -191,6 +191,13 @@ class PersistentKernel {
   __device__ static bool discover_into_shared() {
     Env env;
     const bool ok = discover(env, Quiescent, ld_relaxed(&occ_persistent.hint));
+    // When every launched block takes part (no clusters), number them by block index rather
+    // than by arrival: the launch order spreads consecutive blocks over the SMs, arrival order
+    // puts them on few, and kernels that split work into contiguous shares by group id balance
+    // better so (an H200, BA-4M pagerank: 14.9 ms in arrival order, 14.1 as the
+    // occupancy-API kernel numbers its blocks).
+    if (ok && env.num_groups == grid_block_count() && env.num_clusters == env.num_groups)
+      env.group_id = env.cluster_id = block_linear_id();
     if (local_linear_id() == 0u) env_slot() = env;
     __syncthreads();
     return ok;
