@@ -1,18 +1,7 @@
 //! The `occupant` binary end to end.
 
-use std::process::Command;
-
-fn occupant(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_occupant"))
-        .args(args)
-        .output()
-        .expect("run occupant");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::occupant;
 
 #[test]
 fn info_lists_both_backends_without_panicking() {

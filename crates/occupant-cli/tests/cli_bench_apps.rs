@@ -1,19 +1,8 @@
 //! `occupant bench apps` end to end: a tiny CPU run writes its JSON and SVG; bad arguments and a
 //! missing GPU are clear errors.
 
-use std::process::Command;
-
-fn occupant(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_occupant"))
-        .args(args)
-        .output()
-        .expect("run occupant");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::occupant;
 
 #[test]
 fn a_small_cpu_bench_writes_json_and_svg() {

@@ -1,19 +1,8 @@
 //! `occupant bench forkjoin --backend cpu` end to end (the CPU twin: table, JSON report, SVG),
 //! and `bench nested`'s argument checks (before it opens a GPU, so these run on any machine).
 
-use std::process::Command;
-
-fn occupant(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_occupant"))
-        .args(args)
-        .output()
-        .expect("run occupant");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::occupant;
 
 #[test]
 fn cpu_forkjoin_writes_the_report_and_the_figure() {

@@ -1,18 +1,7 @@
 //! `occupant graph gen|info` end to end.
 
-use std::process::Command;
-
-fn occupant(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_occupant"))
-        .args(args)
-        .output()
-        .expect("run occupant");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::occupant;
 
 #[test]
 fn gen_then_info_in_every_format() {

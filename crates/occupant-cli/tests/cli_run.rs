@@ -1,18 +1,7 @@
 //! `occupant run <app>` end to end.
 
-use std::process::Command;
-
-fn occupant(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_occupant"))
-        .args(args)
-        .output()
-        .expect("run occupant");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::occupant;
 
 #[test]
 fn every_app_runs_verified_with_output_and_json() {
