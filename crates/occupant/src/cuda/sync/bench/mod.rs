@@ -21,7 +21,9 @@ mod barrier;
 mod contention;
 mod placement;
 
-pub use barrier::{barrier_shapes, BarrierPoint, BenchShape, ShapeSummary};
+pub use barrier::{
+    barrier_shapes, standard_barrier_shapes, BarrierPoint, BenchShape, ShapeSummary,
+};
 pub use contention::mutex_label;
 pub use placement::{barrier_placement, barrier_placement_with, BarrierPlacementRow};
 
