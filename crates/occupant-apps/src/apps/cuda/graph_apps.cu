@@ -461,7 +461,8 @@ __device__ __forceinline__ u32 warp_lower_bound(const u64* a, u32 n, u64 x) {
 /// the warps before v (grid-stride: warp u has chunks / W of them, one more if u < chunks % W),
 /// clamped to [0, tcost[tiles]]. Non-decreasing in v (past chunks % W the share outgrows the
 /// chunks; before, the clamp holds it at 0 while they do not fit), 0 at v = 0, tcost[tiles] at
-/// v = W. Computed for one end at a time, so that the device loops stay within 32 registers.
+/// v = W. Out of line and one end at a time: inlined, or both ends at once, its 64-bit values
+/// pushed the device loops past 32 registers (ptxas spilled 16-64 bytes).
 __device__ __noinline__ u64 pr_tile_x(const u64* tcost, u32 tiles, u32 v, u32 nw) {
   const u64 tc = tcost[tiles], cc = tcost[tiles + 1u];
   const u32 chunks = (u32)tcost[tiles + 2u];
@@ -476,8 +477,9 @@ __device__ __noinline__ u64 pr_tile_x(const u64* tcost, u32 tiles, u32 v, u32 nw
 /// warp, which the hardware's block scheduler balances; and coop_cuda's graph.cu, whose groups
 /// come and go between phases) or, in the device loops, in contiguous ranges of equal cost:
 /// tcost holds the prefix sums of the tiles' costs (tiles + 1 entries, DeviceGraph's
-/// tile_cost_prefix: light edges plus a fixed cost per tile; then a heavy chunk's cost) and
-/// warp w of W takes the tiles from lower_bound(x(w)) to lower_bound(x(w + 1)) (pr_tile_x): its equal share of the tiles and the heavy chunks
+/// tile_cost_prefix: light edges plus a fixed cost per tile; then a heavy chunk's cost and the
+/// number of chunks) and warp w of W takes the tiles from lower_bound(x(w)) to
+/// lower_bound(x(w + 1)) (pr_tile_x): its equal share of the tiles and the heavy chunks
 /// together, less the chunks it gets (grid-stride, after its tiles). The tiles' in-degrees
 /// are skewed on power-law inputs (the low ids the heaviest, for R-MAT and Barabasi-Albert): a
 /// grid-stride share left the warps with the heavy tiles the last to finish every iteration
