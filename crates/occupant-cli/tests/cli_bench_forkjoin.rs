@@ -26,14 +26,7 @@ fn cpu_forkjoin_writes_the_report_and_the_figure() {
         d,
     ]);
     assert!(ok, "stdout: {out}\nstderr: {err}");
-    for c in [
-        "parallel",
-        "for",
-        "parallel for",
-        "barrier",
-        "single",
-        "reduction",
-    ] {
+    for c in occupant::model::forkjoin::EPCC_CONSTRUCTS {
         assert!(
             out.lines().any(|l| l.starts_with(&format!("{c} "))),
             "{c} missing from the table:\n{out}"

@@ -1,17 +1,11 @@
 //! `occupant bench placement` refuses bad arguments with a message that says what was
 //! expected, before it opens a GPU (so these run on any machine).
 
-use std::process::Command;
+mod common;
 
 fn occupant(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_occupant"))
-        .args(args)
-        .output()
-        .expect("run occupant");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let (ok, _, err) = common::occupant(args);
+    (ok, err)
 }
 
 #[test]
