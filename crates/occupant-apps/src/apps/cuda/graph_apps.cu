@@ -473,6 +473,69 @@ __device__ __noinline__ u64 pr_tile_x(const u64* tcost, u32 tiles, u32 v, u32 nw
   return x < tc ? x : tc;
 }
 
+// One tile t of phase 0 (pr_phase0's loops): the new ranks of its 32 vertices, the lanes'
+// changes added to delta.
+#define OCC_PR_TILE_BODY(t)                                                         \
+    const u32 v = (t << 5) + lane;                                                  \
+    u32 start = 0u, deg = 0u;                                                       \
+    bool mine = false;                                                              \
+    if (v < g.n) {                                                                  \
+      start = g.off[v];                                                             \
+      deg = g.off[v + 1u] - start;                                                  \
+      mine = deg <= g.heavy_deg;                                                    \
+      if (!mine) deg = 0u;                                                          \
+    }                                                                               \
+    u32 incl = deg;                                                                 \
+_Pragma("unroll")                                                                   \
+    for (u32 s = 1u; s < 32u; s <<= 1) {                                            \
+      const u32 x = __shfl_up_sync(OCC_APP_FULL, incl, s);                          \
+      if (lane >= s) incl += x;                                                     \
+    }                                                                               \
+    const u32 total = __shfl_sync(OCC_APP_FULL, incl, 31);                          \
+    const u32 excl = incl - deg;                                                    \
+    double sum = 0.0;                                                               \
+    for (u32 base_k = 0u; base_k < total; base_k += 32u) {                          \
+      const u32 k = base_k + lane;                                                  \
+      u32 j = 0u;                                                                   \
+_Pragma("unroll")                                                                   \
+      for (u32 s = 16u; s != 0u; s >>= 1) {                                         \
+        const u32 e = __shfl_sync(OCC_APP_FULL, excl, j + s);                       \
+        if (e <= k) j += s;                                                         \
+      }                                                                             \
+      const u32 ej = __shfl_sync(OCC_APP_FULL, excl, j);                            \
+      const u32 sj = __shfl_sync(OCC_APP_FULL, start, j);                           \
+      double x = 0.0;                                                               \
+      if (k < total) x = cur[g.col[sj + (k - ej)]];                                 \
+      /* Segmented suffix sums: lane L ends with the sum of its segment from L on. */ \
+_Pragma("unroll")                                                                   \
+      for (u32 s = 1u; s < 32u; s <<= 1) {                                          \
+        const double y = __shfl_down_sync(OCC_APP_FULL, x, s);                      \
+        const u32 jj = __shfl_down_sync(OCC_APP_FULL, j, s);                        \
+        if (lane + s < 32u && jj == j) x += y;                                      \
+      }                                                                             \
+      /* Owner lane: its segment in this round starts at max(excl, base_k). */      \
+      const bool hit = deg != 0u && excl < base_k + 32u && excl + deg > base_k;     \
+      const u32 head = (excl > base_k ? excl : base_k) - base_k;                    \
+      const double part = __shfl_sync(OCC_APP_FULL, x, head & 31u);                 \
+      if (hit) sum += part;                                                         \
+    }                                                                               \
+    if (v < g.n && mine) {                                                          \
+      delta += pr_update(v, sum, rank, next, inv_deg, base, d);                     \
+    }
+
+#ifdef OCC_APP_PR_TAIL
+/// pr_tile_x over the tiles before `end` only (the experiment's static part).
+__device__ __noinline__ u64 pr_tile_x_to(const u64* tcost, u32 tiles, u32 end, u32 v, u32 nw) {
+  const u64 tc = tcost[end], cc = tcost[tiles + 1u];
+  const u32 chunks = (u32)tcost[tiles + 2u];
+  const u64 share = (tc + cc * chunks) * v / nw;
+  const u32 q = chunks / nw, r = chunks % nw;
+  const u64 before = cc * ((u64)q * v + (v < r ? v : r));
+  const u64 x = share > before ? share - before : 0ull;
+  return x < tc ? x : tc;
+}
+#endif
+
 /// Phase 0. The tiles go grid-stride (tcost == nullptr: the host loop's launches, one tile per
 /// warp, which the hardware's block scheduler balances; and coop_cuda's graph.cu, whose groups
 /// come and go between phases) or, in the device loops, in contiguous ranges of equal cost:
@@ -487,7 +550,11 @@ __device__ __noinline__ u64 pr_tile_x(const u64* tcost, u32 tiles, u32 v, u32 nw
 /// queue on one atomic several times per iteration (0.70x).
 __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank, double* contrib,
                                           const double* inv_deg, double* acc, double* l1, u32 it,
-                                          double base, double d, const u64* tcost = nullptr) {
+                                          double base, double d, const u64* tcost = nullptr
+#ifdef OCC_APP_PR_TAIL
+                                          , u32* claim = nullptr
+#endif
+) {
   if (gr.tid == 0u) ((volatile double*)l1)[(it + 1u) % 3u] = 0.0;
   const double* cur = contrib + (size_t)(it & 1u) * g.n;
   double* next = contrib + (size_t)((it + 1u) & 1u) * g.n;
@@ -497,58 +564,23 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
   double delta = 0.0;
   // Tiles: warp-cooperative pull with a segmented reduction per owner.
   u32 t = warp, t_end = tiles, t_step = nwarps;
+#ifdef OCC_APP_PR_TAIL
+  if (tcost != nullptr && claim != nullptr) {
+    // Experiment: the first OCC_APP_PR_TAIL % of the tiles' cost split statically, the rest
+    // claimed in chunks after the heavy chunks (below).
+    const u32 end = warp_lower_bound(tcost, tiles, tcost[tiles] * OCC_APP_PR_TAIL / 100u);
+    t = warp_lower_bound(tcost, end, pr_tile_x_to(tcost, tiles, end, warp, nwarps));
+    t_end = warp_lower_bound(tcost, end, pr_tile_x_to(tcost, tiles, end, warp + 1u, nwarps));
+    t_step = 1u;
+  } else
+#endif
   if (tcost != nullptr) {
     t = warp_lower_bound(tcost, tiles, pr_tile_x(tcost, tiles, warp, nwarps));
     t_end = warp_lower_bound(tcost, tiles, pr_tile_x(tcost, tiles, warp + 1u, nwarps));
     t_step = 1u;
   }
   for (; t < t_end; t += t_step) {
-    const u32 v = (t << 5) + lane;
-    u32 start = 0u, deg = 0u;
-    bool mine = false;
-    if (v < g.n) {
-      start = g.off[v];
-      deg = g.off[v + 1u] - start;
-      mine = deg <= g.heavy_deg;
-      if (!mine) deg = 0u;
-    }
-    u32 incl = deg;
-#pragma unroll
-    for (u32 s = 1u; s < 32u; s <<= 1) {
-      const u32 x = __shfl_up_sync(OCC_APP_FULL, incl, s);
-      if (lane >= s) incl += x;
-    }
-    const u32 total = __shfl_sync(OCC_APP_FULL, incl, 31);
-    const u32 excl = incl - deg;
-    double sum = 0.0;
-    for (u32 base_k = 0u; base_k < total; base_k += 32u) {
-      const u32 k = base_k + lane;
-      u32 j = 0u;
-#pragma unroll
-      for (u32 s = 16u; s != 0u; s >>= 1) {
-        const u32 e = __shfl_sync(OCC_APP_FULL, excl, j + s);
-        if (e <= k) j += s;
-      }
-      const u32 ej = __shfl_sync(OCC_APP_FULL, excl, j);
-      const u32 sj = __shfl_sync(OCC_APP_FULL, start, j);
-      double x = 0.0;
-      if (k < total) x = cur[g.col[sj + (k - ej)]];
-      // Segmented suffix sums: lane L ends with the sum of its segment from L on.
-#pragma unroll
-      for (u32 s = 1u; s < 32u; s <<= 1) {
-        const double y = __shfl_down_sync(OCC_APP_FULL, x, s);
-        const u32 jj = __shfl_down_sync(OCC_APP_FULL, j, s);
-        if (lane + s < 32u && jj == j) x += y;
-      }
-      // Owner lane: its segment in this round starts at max(excl, base_k).
-      const bool hit = deg != 0u && excl < base_k + 32u && excl + deg > base_k;
-      const u32 head = (excl > base_k ? excl : base_k) - base_k;
-      const double part = __shfl_sync(OCC_APP_FULL, x, head & 31u);
-      if (hit) sum += part;
-    }
-    if (v < g.n && mine) {
-      delta += pr_update(v, sum, rank, next, inv_deg, base, d);
-    }
+    OCC_PR_TILE_BODY(t)
   }
   // Heavy vertices: partial sums of their chunks, two owners at most per chunk.
   if (g.nh != 0u) {
@@ -578,6 +610,23 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
       }
     }
   }
+#ifdef OCC_APP_PR_TAIL
+  if (tcost != nullptr && claim != nullptr) {
+    // The tail: chunks of OCC_APP_CLAIM_TILES tiles from one counter, by the warps that are done.
+    const u32 first = warp_lower_bound(tcost, tiles, tcost[tiles] * OCC_APP_PR_TAIL / 100u);
+    for (;;) {
+      u32 c = 0u;
+      if (lane == 0u) c = atomicAdd(claim, 1u);
+      c = __shfl_sync(OCC_APP_FULL, c, 0);
+      u32 tt = first + c * OCC_APP_CLAIM_TILES;
+      if (tt >= tiles) break;
+      const u32 stop = tt + OCC_APP_CLAIM_TILES < tiles ? tt + OCC_APP_CLAIM_TILES : tiles;
+      for (; tt < stop; ++tt) {
+        OCC_PR_TILE_BODY(tt)
+      }
+    }
+  }
+#endif
   add_l1(l1, it % 3u, delta);
 }
 
@@ -963,7 +1012,14 @@ OCC_APP_KERNELS(cc, P_CC, O_CC, {
 OCC_APP_KERNELS(pagerank, P_PR, O_PR, {
   MAKE_GRAPH;
   device_loop(s, ctl, max_iterations, nh != 0u ? 2u : 1u, [&](Grid gr, u32 it, u32 p) {
+#ifdef OCC_APP_PR_TAIL
+    if (p == 0u) {
+      const Grid cg = claim_grid(g, gr, ctl, it);
+      pr_phase0(g, cg, rank, contrib, inv_deg, acc, l1, it, base, d, tcost, cg.claim);
+    }
+#else
     if (p == 0u) pr_phase0(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d, tcost);
+#endif
     else pr_phase1(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d);
   }, [&](u32 it) { return *(const volatile double*)(l1 + it % 3u) <= tol; });
 })
