@@ -83,7 +83,20 @@ enum BenchCommand {
     Placement(bench_placement::PlacementArgs),
 }
 
+/// Lets the process end quietly when its stdout is closed early (`occupant … | head`), as Unix
+/// tools do: Rust ignores SIGPIPE, so the next `println!` would panic ("failed printing to
+/// stdout: Broken pipe") with a backtrace.
+fn die_quietly_on_broken_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any other thread exists; SIG_DFL is a valid
+    // disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    die_quietly_on_broken_pipe();
     let cli = Cli::parse();
     let result: Result<(), String> = match cli.command {
         Command::Info { json } => {

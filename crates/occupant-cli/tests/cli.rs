@@ -32,3 +32,22 @@ fn unknown_commands_fail_with_usage() {
     assert!(!ok);
     assert!(err.contains("Usage") || err.contains("usage"), "{err}");
 }
+
+/// A reader that stops early (`occupant info | head -1`) ends the process quietly, as with any
+/// Unix tool: no "failed printing to stdout" panic and backtrace.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_ends_the_process_quietly() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_occupant"))
+        .arg("info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run occupant");
+    drop(child.stdout.take()); // the reader is gone before the first line is written
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!err.contains("Broken pipe"), "{err}");
+}

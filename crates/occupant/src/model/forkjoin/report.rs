@@ -109,27 +109,36 @@ impl EpccReport {
             .reduce(f64::max)
     }
 
-    /// A text table, one line per construct and worker count: ours in the report's unit and
-    /// in ns, LLVM's cycles and the ratio where the comparator has the row.
+    /// A text table, one line per construct and worker count: ours in the report's unit (and in
+    /// ns when that is cycles), LLVM's cycles and the ratio where the comparator has the row.
     pub fn table(&self) -> String {
         let unit = self.unit.name();
+        let cycles = self.unit == EpccUnit::Cycles;
         let mut s = format!(
-            "{:<14} {:>7} {:>14} {:>12} {:>14} {:>8}\n",
+            "{:<14} {:>7} {:>14}{} {:>14} {:>8}\n",
             "construct",
             "workers",
             format!("ours {unit}"),
-            "ours ns",
+            if cycles {
+                format!(" {:>12}", "ours ns")
+            } else {
+                String::new()
+            },
             "llvm cycles",
             "ratio"
         );
         for r in &self.ours {
             let q = self.ratio(r);
             s += &format!(
-                "{:<14} {:>7} {:>14.1} {:>12.1} {:>14} {:>8}\n",
+                "{:<14} {:>7} {:>14.1}{} {:>14} {:>8}\n",
                 r.construct,
                 r.workers,
                 self.unit.of(r),
-                r.overhead_ns,
+                if cycles {
+                    format!(" {:>12.1}", r.overhead_ns)
+                } else {
+                    String::new()
+                },
                 q.map(|q| format!("{:.1}", q.llvm_cycles))
                     .unwrap_or_default(),
                 q.map(|q| format!("{:.2}", q.ratio_cycles))
