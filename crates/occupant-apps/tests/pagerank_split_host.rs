@@ -26,7 +26,7 @@ int main() {
   }
   unsigned w;
   while (scanf("%u", &w) == 1) {
-    for (unsigned v = 0; v <= w; ++v) printf("%llu ", (unsigned long long)pr_tile_x(t.data(), tiles, v, w));
+    for (unsigned v = 0; v <= w; ++v) printf("%llu ", (unsigned long long)pr_tile_x(t.data(), tiles, tiles, v, w));
     printf("\n");
   }
   return 0;

@@ -455,16 +455,17 @@ __device__ __forceinline__ u32 warp_lower_bound(const u64* a, u32 n, u64 x) {
   return lo + __ffs(__ballot_sync(OCC_APP_FULL, p <= hi && a[p] >= x)) - 1u;
 }
 
-/// Where warp v's share of pagerank's tiles begins, in tile cost (pr_phase0's split: warp w takes
-/// [x(w), x(w + 1))): the equal share of the tiles' cost tcost[tiles] and the heavy chunks
+/// Where warp v's share of pagerank's tiles before `end` begins, in tile cost (pr_phase0's split:
+/// warp w takes [x(w), x(w + 1)); end = tiles but in the OCC_APP_PR_TAIL experiment, whose
+/// static part stops earlier): the equal share of the tiles' cost tcost[end] and the heavy chunks
 /// (tcost[tiles + 2] of them, tcost[tiles + 1] each) together, v * all / W, less the chunks of
 /// the warps before v (grid-stride: warp u has chunks / W of them, one more if u < chunks % W),
-/// clamped to [0, tcost[tiles]]. Non-decreasing in v (past chunks % W the share outgrows the
-/// chunks; before, the clamp holds it at 0 while they do not fit), 0 at v = 0, tcost[tiles] at
+/// clamped to [0, tcost[end]]. Non-decreasing in v (past chunks % W the share outgrows the
+/// chunks; before, the clamp holds it at 0 while they do not fit), 0 at v = 0, tcost[end] at
 /// v = W. Out of line and one end at a time: inlined, or both ends at once, its 64-bit values
 /// pushed the device loops past 32 registers (ptxas spilled 16-64 bytes).
-__device__ __noinline__ u64 pr_tile_x(const u64* tcost, u32 tiles, u32 v, u32 nw) {
-  const u64 tc = tcost[tiles], cc = tcost[tiles + 1u];
+__device__ __noinline__ u64 pr_tile_x(const u64* tcost, u32 tiles, u32 end, u32 v, u32 nw) {
+  const u64 tc = tcost[end], cc = tcost[tiles + 1u];
   const u32 chunks = (u32)tcost[tiles + 2u];
   const u64 share = (tc + cc * chunks) * v / nw;
   const u32 q = chunks / nw, r = chunks % nw;
@@ -523,18 +524,6 @@ _Pragma("unroll")                                                               
       delta += pr_update(v, sum, rank, next, inv_deg, base, d);                     \
     }
 
-#ifdef OCC_APP_PR_TAIL
-/// pr_tile_x over the tiles before `end` only (the experiment's static part).
-__device__ __noinline__ u64 pr_tile_x_to(const u64* tcost, u32 tiles, u32 end, u32 v, u32 nw) {
-  const u64 tc = tcost[end], cc = tcost[tiles + 1u];
-  const u32 chunks = (u32)tcost[tiles + 2u];
-  const u64 share = (tc + cc * chunks) * v / nw;
-  const u32 q = chunks / nw, r = chunks % nw;
-  const u64 before = cc * ((u64)q * v + (v < r ? v : r));
-  const u64 x = share > before ? share - before : 0ull;
-  return x < tc ? x : tc;
-}
-#endif
 
 /// Phase 0. The tiles go grid-stride (tcost == nullptr: the host loop's launches, one tile per
 /// warp, which the hardware's block scheduler balances; and coop_cuda's graph.cu, whose groups
@@ -569,14 +558,14 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
     // Experiment: the first OCC_APP_PR_TAIL % of the tiles' cost split statically, the rest
     // claimed in chunks after the heavy chunks (below).
     const u32 end = warp_lower_bound(tcost, tiles, tcost[tiles] * OCC_APP_PR_TAIL / 100u);
-    t = warp_lower_bound(tcost, end, pr_tile_x_to(tcost, tiles, end, warp, nwarps));
-    t_end = warp_lower_bound(tcost, end, pr_tile_x_to(tcost, tiles, end, warp + 1u, nwarps));
+    t = warp_lower_bound(tcost, end, pr_tile_x(tcost, tiles, end, warp, nwarps));
+    t_end = warp_lower_bound(tcost, end, pr_tile_x(tcost, tiles, end, warp + 1u, nwarps));
     t_step = 1u;
   } else
 #endif
   if (tcost != nullptr) {
-    t = warp_lower_bound(tcost, tiles, pr_tile_x(tcost, tiles, warp, nwarps));
-    t_end = warp_lower_bound(tcost, tiles, pr_tile_x(tcost, tiles, warp + 1u, nwarps));
+    t = warp_lower_bound(tcost, tiles, pr_tile_x(tcost, tiles, tiles, warp, nwarps));
+    t_end = warp_lower_bound(tcost, tiles, pr_tile_x(tcost, tiles, tiles, warp + 1u, nwarps));
     t_step = 1u;
   }
   for (; t < t_end; t += t_step) {
