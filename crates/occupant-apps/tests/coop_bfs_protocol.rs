@@ -5,6 +5,8 @@
 //! dynamic distribution of a phase's items. Needs a C++20 compiler (`c++`); skips with
 //! one line without one.
 
+mod cxx;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -30,26 +32,9 @@ fn coop_bfs_and_sssp_on_cpu_threads_are_right_under_kill_fork_cycles() {
     .unwrap();
     std::fs::write(dir.join("bfs.cu"), occupant_apps::coop_cuda::BFS_CU).unwrap();
     std::fs::write(dir.join("sssp.cu"), occupant_apps::coop_cuda::SSSP_CU).unwrap();
-    let exe = dir.join("bfs_harness");
-    let out = match Command::new("c++")
-        .args(["-std=c++20", "-O1", "-pthread", "-I"])
-        .arg(&dir)
-        .arg("-o")
-        .arg(&exe)
-        .arg(dir.join("bfs_harness.cpp"))
-        .output()
-    {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("skipping coop_bfs_protocol: no C++ compiler ({e})");
-            return;
-        }
+    let Some(exe) = cxx::compile("coop_bfs_protocol", &dir, "bfs_harness", &[]) else {
+        return;
     };
-    assert!(
-        out.status.success(),
-        "bfs_harness.cpp did not compile:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     // Modes 5 and 6: the same barriers with the dynamic distribution (loop.cuh: chunks claimed
     // from a counter per interval, zeroed by group 0 across the resizing barriers).
     for (app, rounds, mode) in [

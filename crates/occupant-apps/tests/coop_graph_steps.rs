@@ -7,6 +7,8 @@
 //! two heavy vertices (the chunked edge paths) and weights. Needs a C++20 compiler (`c++`);
 //! skips with one line without one.
 
+mod cxx;
+
 use occupant_apps::apps::cuda::{HeavySplit, DEFAULT_HEAVY_DEGREE, GRAPH_APPS_CU};
 use occupant_apps::apps::{reference, AppKind, AppOutput, AppParams};
 use occupant_apps::coop_cuda::GRAPH_CU;
@@ -91,33 +93,14 @@ fn coop_bc_and_sssp_worklist_steps_are_right_with_any_group_count() {
     let g = graph();
     std::fs::write(dir.join("src0.txt"), input(&g, 0)).unwrap();
     std::fs::write(dir.join("src399.txt"), input(&g, 399)).unwrap();
-    let exe = dir.join("graph_harness");
-    let out = match Command::new("c++")
-        .args([
-            "-std=c++20",
-            "-O1",
-            "-pthread",
-            "-DOCC_APP_HOST_LOOP",
-            "-w",
-            "-I",
-        ])
-        .arg(&dir)
-        .arg("-o")
-        .arg(&exe)
-        .arg(dir.join("graph_harness.cpp"))
-        .output()
-    {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("skipping coop_graph_steps: no C++ compiler ({e})");
-            return;
-        }
+    let Some(exe) = cxx::compile(
+        "coop_graph_steps",
+        &dir,
+        "graph_harness",
+        &["-DOCC_APP_HOST_LOOP", "-w"],
+    ) else {
+        return;
     };
-    assert!(
-        out.status.success(),
-        "graph_harness.cpp did not compile:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     for (input, app, seed) in [
         ("src0.txt", "bc", "1"),
         ("src399.txt", "bc", "2"),

@@ -6,6 +6,8 @@
 //! GPU runs use. Persistent and cooperative. Needs a C++20 compiler (`c++`); skips with one line
 //! without one.
 
+mod cxx;
+
 use occupant_apps::coop::game::{sequential as game_sequential, GameParams};
 use occupant_apps::coop::octree::{points, sequential, verify, OctreeParams};
 use occupant_apps::coop_cuda::{combine_nodes, decode_leaves, game_root, GAME_CU, OCTREE_CU};
@@ -44,27 +46,7 @@ fn harness(dir: &Path) -> Option<PathBuf> {
     .unwrap();
     std::fs::write(dir.join("octree.cu"), OCTREE_CU).unwrap();
     std::fs::write(dir.join("game.cu"), GAME_CU).unwrap();
-    let exe = dir.join("steal_harness");
-    let out = match Command::new("c++")
-        .args(["-std=c++20", "-O1", "-pthread", "-I"])
-        .arg(dir)
-        .arg("-o")
-        .arg(&exe)
-        .arg(dir.join("steal_harness.cpp"))
-        .output()
-    {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("skipping coop_steal_protocol: no C++ compiler ({e})");
-            return None;
-        }
-    };
-    assert!(
-        out.status.success(),
-        "steal_harness.cpp did not compile:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(exe)
+    cxx::compile("coop_steal_protocol", dir, "steal_harness", &[])
 }
 
 fn run(exe: &Path, args: &[String]) -> u32 {

@@ -4,6 +4,8 @@
 //! grid-stride heavy chunks — within one tile and one chunk of the equal share. Needs a C++20
 //! compiler (`c++`); skips with one line without one.
 
+mod cxx;
+
 use occupant_apps::apps::cuda::{tile_cost_prefix, DEFAULT_HEAVY_DEGREE, GRAPH_APPS_CU};
 use occupant_apps::coop_cuda::GRAPH_CU;
 use occupant_apps::graph::{BuildOptions, Csr, GraphSpec};
@@ -53,33 +55,14 @@ fn every_warp_gets_an_equal_share_of_tiles_and_chunks() {
         format!("#include \"simt.h\"\n{GRAPH_APPS_CU}\n{GRAPH_CU}\n{MAIN}"),
     )
     .unwrap();
-    let exe = dir.join("split");
-    let out = match Command::new("c++")
-        .args([
-            "-std=c++20",
-            "-O1",
-            "-pthread",
-            "-DOCC_APP_HOST_LOOP",
-            "-w",
-            "-I",
-        ])
-        .arg(&dir)
-        .arg("-o")
-        .arg(&exe)
-        .arg(dir.join("split.cpp"))
-        .output()
-    {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("skipping pagerank_split_host: no C++ compiler ({e})");
-            return;
-        }
+    let Some(exe) = cxx::compile(
+        "pagerank_split_host",
+        &dir,
+        "split",
+        &["-DOCC_APP_HOST_LOOP", "-w"],
+    ) else {
+        return;
     };
-    assert!(
-        out.status.success(),
-        "split.cpp did not compile:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     // Skewed in-degrees with heavy vertices (BA, R-MAT), none (a grid), and heavy ones alone.
     let mut star: Vec<(u32, u32)> = (0..3000).map(|i| (i % 3, 3 + i % 500)).collect();
     star.extend((0..3000).map(|i| (3 + i % 500, i % 3)));
