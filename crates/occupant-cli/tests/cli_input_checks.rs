@@ -1,22 +1,15 @@
 //! Regression tests (issue 11): the CLI rejects counts of zero and unwritable output paths
 //! before running anything, and never aborts on a huge compute-unit count.
 
-use std::process::Command;
+mod common;
+
 use std::time::{Duration, Instant};
 
 /// Runs `occupant args`: (success, stdout, stderr, wall time).
 fn occupant(args: &[&str]) -> (bool, String, String, Duration) {
     let t = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_occupant"))
-        .args(args)
-        .output()
-        .expect("run occupant");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        t.elapsed(),
-    )
+    let (ok, out, err) = common::occupant(args);
+    (ok, out, err, t.elapsed())
 }
 
 #[test]
