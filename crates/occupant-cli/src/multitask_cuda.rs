@@ -1,9 +1,8 @@
-//! `occupant multitask --backend cuda`: the CUDA cooperative runner
-//! (`occupant_apps::coop_cuda::run_multitask_kernel`: a cooperative app — bfs, sssp, cc,
-//! pagerank, color, mis, bc, sssp-worklist, octree, game — on the GPU beside a periodic matmul of ours) for every
-//! workload × share × barrier asked for, `--repeats` paired repetitions each (alone, co-run,
-//! co-run, alone: the slowdown is the median of the repetitions' ratios, with their spread and
-//! the ratio of the means); JSON and a table.
+//! `occupant multitask --backend cuda`: the arguments of `occupant_apps::coop_cuda::
+//! run_multitask_sweep` (a cooperative app — bfs, sssp, cc, pagerank, color, mis, bc,
+//! sssp-worklist, octree, game — on the GPU beside a periodic matmul of ours, for every workload
+//! × share × barrier asked for, `--repeats` paired repetitions each), its table, JSON and
+//! figure (`coop_cuda::sweep_figures`).
 
 use crate::multitask_cmd::MultitaskArgs;
 use crate::plot::{panels_svg, Panel};
@@ -68,8 +67,7 @@ pub fn run(
         }
         None => None,
     };
-    let n = g.as_ref().map_or(1, |g| g.num_vertices().max(1));
-    let sources: Vec<u32> = (0..4u32).map(|i| (i * 7919 + 13) % n).collect();
+    let sources = coop_cuda::sweep_sources(g.as_ref());
     let size = coop_cuda::AppSize {
         rounds: a.rounds,
         points: a.points.unwrap_or(1_000_000),
@@ -78,138 +76,50 @@ pub fn run(
     if a.overhead {
         return overhead(a, &gpu, g.as_ref(), &sources, size, json);
     }
-    let mut results = Vec::new();
-    println!(
-        "{:<7} {:<8} {:<12} {:>5} {:>12} {:>10} {:>11} {:>9} {:>15} {:>9} {:>9} {:>6}",
-        "load",
-        "barrier",
-        "share",
-        "reqs",
-        "gather_med",
-        "period_ok",
-        "period_ms",
-        "slowdown",
-        "(min–max)",
-        "of_means",
-        "P/(P-D)",
-        "wrong"
-    );
-    for w in &workloads {
-        for &share in &shares {
-            for v in variants {
-                let mode = match v {
-                    ResizeVariant::Regular => BarrierMode::Regular,
-                    ResizeVariant::Query => BarrierMode::Query,
-                };
-                eprintln!(
-                    "multitask: cuda co-run {} / {} / {v}, {} paired repetitions",
-                    w.name,
-                    share.name(),
-                    a.repeats
-                );
-                let app = coop_cuda::coop_app(&gpu, &a.app, g.as_ref(), &sources, size)
-                    .map_err(|e| e.to_string())?;
-                let r = coop_cuda::run_multitask_kernel(&gpu, app, mode, *w, share, a.repeats)
-                    .map_err(|e| e.to_string())?;
-                if !r.calibration.fits_period {
-                    eprintln!(
-                        "multitask: note: the matmul (n = {}, {:.1} ms on the whole GPU) takes {:.1} ms alone on {} groups ({}), more than {:.0} % of P = {} ms: this share cannot meet the period",
-                        r.calibration.n,
-                        r.calibration.full_gpu_us / 1e3,
-                        r.calibration.share_us / 1e3,
-                        r.calibration.share_groups,
-                        share.name(),
-                        coop_cuda::FIT_FRACTION * 100.0,
-                        w.period_ms
-                    );
-                }
-                let c = &r.corun;
-                println!(
-                    "{:<7} {:<8} {:<12} {:>5} {:>10.0}µs {:>9.0}% {:>11.1} {:>9.3} {:>15} {:>9.3} {:>9.3} {:>6}",
-                    w.name,
-                    v.to_string(),
-                    share.name(),
-                    c.requests,
-                    c.gather_us.median,
-                    c.period_met_fraction * 100.0,
-                    c.achieved_period_ms.median,
-                    c.slowdown,
-                    format!("{:.3}–{:.3}", c.ratios.min, c.ratios.max),
-                    c.ratio_of_means,
-                    c.preemption_model,
-                    c.wrong_rounds
-                );
-                results.push(r);
-            }
-        }
-    }
+    let barriers: Vec<BarrierMode> = variants
+        .iter()
+        .map(|v| match v {
+            ResizeVariant::Regular => BarrierMode::Regular,
+            ResizeVariant::Query => BarrierMode::Query,
+        })
+        .collect();
+    let sweep = coop_cuda::MultitaskSweep {
+        app: &a.app,
+        graph: g.as_ref(),
+        sources: &sources,
+        size,
+        workloads: &workloads,
+        shares: &shares,
+        barriers: &barriers,
+        repeats: a.repeats,
+    };
+    println!("{}", coop_cuda::MultitaskResult::table_header());
+    let results =
+        coop_cuda::run_multitask_sweep(&gpu, &sweep, &|line| eprintln!("{line}"), &mut |r| {
+            println!("{}", r.table_row())
+        })
+        .map_err(|e| e.to_string())?;
     if let Some(j) = json {
         let text = serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?;
         std::fs::write(j, text).map_err(|e| format!("writing {}: {e}", j.display()))?;
         eprintln!("wrote {}", j.display());
     }
     if let Some(s) = svg {
-        figures(&results, s)?;
+        let panels: Vec<Panel> = coop_cuda::sweep_figures(&results)
+            .into_iter()
+            .map(|p| Panel {
+                title: p.title,
+                x_label: p.x_label,
+                y_label: p.y_label,
+                series: p.series,
+            })
+            .collect();
+        if !panels.is_empty() {
+            panels_svg(s, &panels)?;
+        }
         eprintln!("wrote {}", s.display());
     }
     Ok(())
-}
-
-/// Fig. 5 shape (the other kernel's gather and execution time per share, log scale) and Fig. 6
-/// shape (the cooperative kernel's slowdown and the other kernel's achieved period per share),
-/// one series per workload × barrier, x = the groups asked for.
-fn figures(results: &[coop_cuda::MultitaskResult], path: &Path) -> Result<(), String> {
-    let Some(first) = results.first() else {
-        return Ok(());
-    };
-    let mut names: Vec<(&str, BarrierMode)> = Vec::new();
-    for r in results {
-        if !names.contains(&(r.corun.workload.name, r.corun.barrier)) {
-            names.push((r.corun.workload.name, r.corun.barrier));
-        }
-    }
-    type Series = Vec<(String, Vec<(f64, f64)>)>;
-    let series = |f: &dyn Fn(&coop_cuda::PairedCoRun) -> f64, suffix: &str| -> Series {
-        names
-            .iter()
-            .map(|(w, b)| {
-                let label = format!("{w} {}{suffix}", format!("{b:?}").to_lowercase());
-                let points = results
-                    .iter()
-                    .filter(|r| r.corun.workload.name == *w && r.corun.barrier == *b)
-                    .map(|r| (r.corun.groups_asked as f64, f(&r.corun)))
-                    .collect();
-                (label, points)
-            })
-            .collect()
-    };
-    let x_label = format!("groups asked for (of {})", first.groups);
-    let mut fig5 = series(&|c| c.gather_us.median.max(0.1), " gather");
-    fig5.extend(series(&|c| c.exec_us.median.max(0.1), " exec"));
-    let panels = vec![
-        Panel {
-            title: format!(
-                "{} on {}: other kernel, gather and execution (µs)",
-                first.app, first.device
-            ),
-            x_label: x_label.clone(),
-            y_label: "µs (median)".into(),
-            series: fig5,
-        },
-        Panel {
-            title: "cooperative kernel slowdown (co-run / alone, paired)".into(),
-            x_label: x_label.clone(),
-            y_label: "slowdown".into(),
-            series: series(&|c| c.slowdown, ""),
-        },
-        Panel {
-            title: "achieved period of the other kernel (ms, median)".into(),
-            x_label,
-            y_label: "ms".into(),
-            series: series(&|c| c.achieved_period_ms.median.max(0.1), ""),
-        },
-    ];
-    panels_svg(path, &panels)
 }
 
 /// `--overhead`: the app alone, persistent vs regular vs query (`coop_cuda::coop_overhead`).

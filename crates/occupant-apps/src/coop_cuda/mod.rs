@@ -17,6 +17,7 @@ mod multitask;
 mod octree;
 mod overhead;
 mod steal;
+mod sweep;
 
 pub use bfs::{
     bfs_reference, sssp_reference, App, BarrierMode, Distribution, GpuBfs, Tuning, BFS_CU, SSSP_CU,
@@ -31,3 +32,4 @@ pub use multitask::{
 };
 pub use octree::{decode_leaves, GpuOctree, OCTREE_CU};
 pub use overhead::{coop_overhead, overhead_summary, CoopOverhead};
+pub use sweep::{run_multitask_sweep, sweep_figures, sweep_sources, MultitaskSweep, SweepPanel};
