@@ -397,44 +397,41 @@ impl PersistentProgram {
             per.sort_by(f64::total_cmp);
             Ok(per.get(per.len() / 2).copied().unwrap_or(f64::INFINITY))
         };
-        for _ in 0..PLACEMENT_PROBE_SWEEPS {
-            for (c, b) in best.iter_mut().enumerate() {
-                *b = b.min(time_at(candidate_offset_words(c), false)?);
-            }
-        }
-        let chosen = (0..best.len())
-            .min_by(|&a, &b| best[a].total_cmp(&best[b]))
-            .unwrap_or(0);
-        // The kinds with a pause before the first poll: the chosen place without it too.
-        let no_pause_ns = if has_pause(self.barrier) {
-            let mut ns = f64::INFINITY;
+        // The fastest of PLACEMENT_PROBE_SWEEPS sweeps at each place in `places`, into `into`.
+        let mut sweep = |places: &[usize], no_pause: bool, into: &mut [f64]| -> Result<()> {
             for _ in 0..PLACEMENT_PROBE_SWEEPS {
-                ns = ns.min(time_at(candidate_offset_words(chosen), true)?);
-            }
-            Some(ns)
-        } else {
-            None
-        };
-        let mut no_pause_ns = no_pause_ns;
-        let mut chosen = chosen;
-        let no_pause = no_pause_ns.is_some_and(|ns| ns < best[chosen] * NO_PAUSE_MARGIN);
-        let mut unpaused = vec![None; best.len()];
-        if no_pause {
-            // Without the pause the places rank differently (an H200 at 264x1024: 1119-1165 ns
-            // with it over 16 places, 986 at the best one without it): time them all so.
-            let mut nb = vec![f64::INFINITY; best.len()];
-            nb[chosen] = no_pause_ns.unwrap_or(f64::INFINITY);
-            for _ in 0..PLACEMENT_PROBE_SWEEPS {
-                for (c, b) in nb.iter_mut().enumerate() {
-                    *b = b.min(time_at(candidate_offset_words(c), true)?);
+                for &c in places {
+                    into[c] = into[c].min(time_at(candidate_offset_words(c), no_pause)?);
                 }
             }
-            chosen = (0..nb.len())
-                .min_by(|&a, &b| nb[a].total_cmp(&nb[b]))
-                .unwrap_or(chosen);
-            no_pause_ns = Some(nb[chosen]);
-            unpaused = nb.into_iter().map(Some).collect();
+            Ok(())
+        };
+        let fastest = |v: &[f64]| {
+            (0..v.len())
+                .min_by(|&a, &b| v[a].total_cmp(&v[b]))
+                .unwrap_or(0)
+        };
+        let all: Vec<usize> = (0..best.len()).collect();
+        sweep(&all, false, &mut best)?;
+        let mut chosen = fastest(&best);
+        // The kinds with a pause before the first poll: the chosen place without it too, and
+        // where that is faster every place without it (the places rank differently: an H200 at
+        // 264x1024 spans 1119-1165 ns over 16 places with the pause, 986 without it).
+        let mut unpaused = vec![f64::INFINITY; best.len()];
+        let mut no_pause = false;
+        if has_pause(self.barrier) {
+            sweep(&[chosen], true, &mut unpaused)?;
+            no_pause = unpaused[chosen] < best[chosen] * NO_PAUSE_MARGIN;
+            if no_pause {
+                sweep(&all, true, &mut unpaused)?;
+                chosen = fastest(&unpaused);
+            }
         }
+        let no_pause_ns = has_pause(self.barrier).then_some(unpaused[chosen]);
+        let unpaused: Vec<Option<f64>> = unpaused
+            .into_iter()
+            .map(|ns| (no_pause && ns.is_finite()).then_some(ns))
+            .collect();
         let candidates: Vec<PlacementTiming> = best
             .iter()
             .zip(unpaused)
