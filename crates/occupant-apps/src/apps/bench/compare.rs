@@ -5,6 +5,7 @@
 //! test that says whether the difference is more than the run-to-run spread.
 
 use super::{BenchResults, BenchRow};
+use occupant::model::forkjoin::median;
 use serde::Serialize;
 
 /// What the paired rounds say.
@@ -73,18 +74,6 @@ pub fn sign_test(won: usize, n: usize) -> f64 {
     (2.0 * tail / 2f64.powi(n as i32)).min(1.0)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 fn compare(ours: &BenchRow, theirs: &BenchRow) -> Comparison {
     let pairs: Vec<(f64, f64)> = ours
         .times_ms
@@ -122,8 +111,8 @@ fn compare(ours: &BenchRow, theirs: &BenchRow) -> Comparison {
         ours: ours.variant.clone(),
         theirs: theirs.variant.clone(),
         min_ratio: theirs.min_ms / ours.min_ms,
-        median_ratio: median(theirs.times_ms.clone()) / median(ours.times_ms.clone()),
-        paired_median: median(pairs.iter().map(|&(o, t)| t / o).collect()),
+        median_ratio: median(&theirs.times_ms) / median(&ours.times_ms),
+        paired_median: median(&pairs.iter().map(|&(o, t)| t / o).collect::<Vec<_>>()),
         rounds_won: (won, n),
         p_value,
         verdict,
