@@ -45,6 +45,16 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
+impl Series {
+    /// The lines of a library report's `series()`: (label, points) each.
+    pub fn all(series: Vec<(String, Vec<(f64, f64)>)>) -> Vec<Series> {
+        series
+            .into_iter()
+            .map(|(label, points)| Series { label, points })
+            .collect()
+    }
+}
+
 /// Draws `series` as lines with points into an SVG file; `log_x`/`log_y` use log10 axes.
 pub fn line_plot(
     path: &Path,

@@ -94,11 +94,7 @@ pub fn run_forkjoin(a: &ForkjoinArgs) -> Result<(), String> {
     print!("{}", report.table());
     let p = write_json(&dir, "forkjoin.json", &report)?;
     println!("wrote {}", p.display());
-    let series: Vec<Series> = report
-        .series()
-        .into_iter()
-        .map(|(label, points)| Series { label, points })
-        .collect();
+    let series = Series::all(report.series());
     let svg = dir.join("forkjoin.svg");
     line_plot(
         &svg,
@@ -164,11 +160,7 @@ pub fn run_nested(a: &NestedArgs) -> Result<(), String> {
     print!("{}", report.table());
     let p = write_json(&dir, "nested.json", &report)?;
     println!("wrote {}", p.display());
-    let series: Vec<Series> = report
-        .series()
-        .into_iter()
-        .map(|(label, points)| Series { label, points })
-        .collect();
+    let series = Series::all(report.series());
     let svg = dir.join("nested.svg");
     line_plot(
         &svg,
