@@ -77,20 +77,8 @@ pub struct CoRun {
     pub report: CoopReport,
 }
 
-/// The median of `v` (0 when empty).
-pub fn median(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let m = s.len() / 2;
-    if s.len() % 2 == 1 {
-        s[m]
-    } else {
-        (s[m - 1] + s[m]) / 2.0
-    }
-}
+/// The median of `v` (0 when empty): the CPU experiments' own.
+pub use crate::coop::multitask::median;
 
 /// Order statistics of a sample (every paired figure comes with one).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
