@@ -29,7 +29,6 @@ fn graph_apps_compile_every_way() {
     ways.push(CompileOptions::default().option("-DOCC_APP_SERPENTINE"));
     ways.push(CompileOptions::default().option("-DOCC_APP_TILES_FIRST"));
     ways.push(CompileOptions::default().option("-DOCC_APP_INTERLEAVE"));
-    ways.push(CompileOptions::default().option("-DOCC_APP_PR_TAIL=90"));
     // The experiments' switches: the barrier trace (BarrierTrace) and grid.sync's arrival.
     ways.push(
         CompileOptions::default()

@@ -86,16 +86,34 @@ impl HeavySplit {
 /// strictly increasing (every tile in exactly one range) with a small weight per tile.
 pub const TILE_COST: u64 = 16;
 
+/// The share of pagerank's tile cost that its device loops split statically, in percent
+/// ([`tile_cost_prefix`]); the rest, the highest tiles, the warps claim in chunks of equal cost
+/// once their share and their heavy chunks are done. Measured on an H200 (BA-4M, persistent /
+/// multi-kernel, `bench/results/nvidia-h200/apps/2026-11-28-pr-tail/`): a static split of all
+/// the cost left the warps 6 % behind the host loop's hardware-scheduled blocks, because the
+/// cost estimate misses where the ranks sit in the caches; a claimed tail absorbs the error.
+pub const PR_STATIC_PERCENT: u32 = 50;
+
+/// The tail's claims, in tiles of average cost ([`tile_cost_prefix`]): few enough claims that
+/// one counter's atomics stay off the critical path (chunks of 1 tile cost 25-33 % on the
+/// edge phases, 2 measured slower than 8 here), small enough to even the warps out.
+pub const PR_CLAIM_TILES: u64 = 8;
+
 /// The split of pagerank's device loops (`pr_phase0` in graph_apps.cu): the prefix sums of the
 /// costs of the tiles of 32 vertices (`ceil(n / 32) + 1` entries from 0), then two more: the
-/// cost of a chunk of [`CHUNK`] heavy edge slots and the number of chunks. A tile costs its
-/// light edges (those of vertices of degree at most `heavy_degree`, raised to [`CHUNK`] as
-/// [`HeavySplit::of`] does) plus [`TILE_COST`]; a chunk [`CHUNK`] plus [`TILE_COST`]. The tile
-/// prefix is strictly increasing, so every tile belongs to exactly one warp's range. The heavy
-/// chunks go to the warps grid-stride (warp w gets chunks w, w + W, ...), and each warp's share
-/// of the tiles is the equal share of tiles and chunks together less its chunks' cost (the
-/// first warps, one chunk each on BA-4M, had had ~7 % more than the others; on an H200 the
-/// cooperative and occupancy-API loops went from 14.47 / 14.50 to 14.10 / 14.07 ms there).
+/// cost of a chunk of [`CHUNK`] heavy edge slots and the number of chunks; then the claimed
+/// tail: its number of claims K and K + 1 tile boundaries (the first is where the static part
+/// ends, the last is the number of tiles). A tile costs its light edges (those of vertices of
+/// degree at most `heavy_degree`, raised to [`CHUNK`] as [`HeavySplit::of`] does) plus
+/// [`TILE_COST`]; a chunk [`CHUNK`] plus [`TILE_COST`]. The tile prefix is strictly increasing,
+/// so every tile belongs to exactly one warp's range. The heavy chunks go to the warps
+/// grid-stride (warp w gets chunks w, w + W, ...), and each warp's share of the static tiles
+/// (those before the first [`PR_STATIC_PERCENT`] % of the cost) is the equal share of those
+/// tiles and the chunks together less its chunks' cost (the first warps, one chunk each on
+/// BA-4M, had had ~7 % more than the others; on an H200 the cooperative and occupancy-API
+/// loops went from 14.47 / 14.50 to 14.10 / 14.07 ms there). The tail's claims each cover
+/// [`PR_CLAIM_TILES`] tiles' average cost (more tiles where they are light). Graphs without
+/// heavy vertices (no claim counter in the kernels) split every tile statically.
 ///
 /// ```
 /// use occupant_apps::apps::cuda::{tile_cost_prefix, CHUNK, TILE_COST};
@@ -104,23 +122,33 @@ pub const TILE_COST: u64 = 16;
 /// let edges: Vec<(u32, u32)> = (0..600).map(|i| (0, i % 40)).chain((0..5).map(|i| (33, i))).collect();
 /// let g = Csr::from_edges(40, &edges, None).unwrap();
 /// let t = TILE_COST;
-/// assert_eq!(tile_cost_prefix(&g, 256), vec![0, t, 2 * t + 5, u64::from(CHUNK) + t, 3]);
+/// // Tiles 0 and 1 (cost t and t + 5), a chunk's cost, 3 chunks; 60 % of the cost is only
+/// // reached with tile 1, so both tiles are static: no claims, the static part ends at tile 2.
+/// let p = tile_cost_prefix(&g, 256);
+/// assert_eq!(p, vec![0, t, 2 * t + 5, u64::from(CHUNK) + t, 3, 0, 2]);
 /// ```
 pub fn tile_cost_prefix(g: &Csr, heavy_degree: u32) -> Vec<u64> {
-    tile_cost_prefix_with(g, heavy_degree, TILE_COST)
+    tile_cost_prefix_with(g, heavy_degree, TILE_COST, PR_STATIC_PERCENT)
 }
 
-/// [`tile_cost_prefix`] with `tile_cost` instead of [`TILE_COST`] (for experiments: the apps
-/// read it from `OCCUPANT_APP_TILE_COST` when set).
-pub fn tile_cost_prefix_with(g: &Csr, heavy_degree: u32, tile_cost: u64) -> Vec<u64> {
+/// [`tile_cost_prefix`] with `tile_cost` instead of [`TILE_COST`] and `static_percent` (at
+/// most 100) instead of [`PR_STATIC_PERCENT`] (for experiments: the apps read them from
+/// `OCCUPANT_APP_TILE_COST` and `OCCUPANT_APP_PR_STATIC` when set).
+pub fn tile_cost_prefix_with(
+    g: &Csr,
+    heavy_degree: u32,
+    tile_cost: u64,
+    static_percent: u32,
+) -> Vec<u64> {
     // At least 1: strictly increasing even over tiles without light edges.
     let tile_cost = tile_cost.max(1);
     let heavy_degree = heavy_degree.max(CHUNK);
     let n = g.num_vertices();
-    let mut prefix = Vec::with_capacity(n.div_ceil(32) as usize + 2);
+    let tiles = n.div_ceil(32) as usize;
+    let mut prefix = Vec::with_capacity(tiles + 8);
     let mut total = 0u64;
     prefix.push(0);
-    for tile in 0..n.div_ceil(32) {
+    for tile in 0..tiles as u32 {
         let light: u64 = (tile * 32..(tile * 32 + 32).min(n))
             .map(|v| g.degree(v))
             .filter(|&d| d <= heavy_degree)
@@ -136,7 +164,29 @@ pub fn tile_cost_prefix_with(g: &Csr, heavy_degree: u32, tile_cost: u64) -> Vec<
         .sum();
     prefix.push(u64::from(CHUNK) + tile_cost);
     prefix.push(heavy_slots.div_ceil(u64::from(CHUNK)));
+    let tail = claimed_tail(&prefix[..=tiles], static_percent.min(100));
+    prefix.push(tail.len() as u64 - 1);
+    prefix.extend(tail.iter().map(|&t| t as u64));
     prefix
+}
+
+/// The boundaries of the claimed tail over the tile prefix `p` (tiles + 1 entries): from the
+/// first tile whose prefix reaches `static_percent` % of the cost to the last tile, cut where
+/// a claim's cost reaches [`PR_CLAIM_TILES`] average tiles.
+fn claimed_tail(p: &[u64], static_percent: u32) -> Vec<usize> {
+    let tiles = p.len() - 1;
+    let total = p[tiles];
+    let split = (u128::from(total) * u128::from(static_percent) / 100) as u64;
+    let first = p.partition_point(|&e| e < split).min(tiles);
+    let quantum = (PR_CLAIM_TILES * total / (tiles.max(1) as u64)).max(1);
+    let mut cuts = vec![first];
+    let mut at = first;
+    while at < tiles {
+        let next = p[at..].partition_point(|&e| e < p[at] + quantum) + at;
+        at = next.clamp(at + 1, tiles);
+        cuts.push(at);
+    }
+    cuts
 }
 
 fn upload_or_one(gpu: &Gpu, data: &[u32]) -> Result<DeviceBuffer<u32>> {
@@ -256,7 +306,8 @@ mod tests {
             let g = Csr::from_edges(n, &edges, None).unwrap();
             let p = tile_cost_prefix(&g, 100); // raised to CHUNK = 256
             let tiles = n.div_ceil(32) as usize;
-            assert_eq!(p.len(), tiles + 3);
+            let claims = p[tiles + 3] as usize;
+            assert_eq!(p.len(), tiles + 5 + claims);
             assert_eq!(p[0], 0);
             assert!(p[..=tiles].windows(2).all(|w| w[1] > w[0]));
             let light: u64 = (0..n)
@@ -268,6 +319,46 @@ mod tests {
             assert_eq!(p[tiles + 1], u64::from(CHUNK) + TILE_COST);
             let chunks = HeavySplit::of(&g, 100).hchunk.len() as u64;
             assert_eq!(p[tiles + 2], chunks);
+        }
+    }
+
+    /// The claimed tail starts at the first tile whose prefix reaches the static share, ends at
+    /// the last tile, and cuts it into claims of at least the quantum (but the last) that
+    /// overshoot it by less than one tile.
+    #[test]
+    fn the_claimed_tail_covers_the_tiles_past_the_static_share_once() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        for _ in 0..60 {
+            let n = rng.random_range(1..3000u32);
+            let edges: Vec<(u32, u32)> = (0..rng.random_range(0..20000u32))
+                .map(|_| {
+                    let u = rng.random_range(0..n).min(rng.random_range(0..n));
+                    (u, rng.random_range(0..n))
+                })
+                .collect();
+            let g = Csr::from_edges(n, &edges, None).unwrap();
+            let percent = [0, 1, 50, 60, 99, 100, 150][rng.random_range(0..7)];
+            let p = tile_cost_prefix_with(&g, 256, TILE_COST, percent);
+            let tiles = n.div_ceil(32) as usize;
+            let claims = p[tiles + 3] as usize;
+            let cuts: Vec<usize> = p[tiles + 4..].iter().map(|&c| c as usize).collect();
+            assert_eq!(cuts.len(), claims + 1);
+            assert_eq!(*cuts.last().unwrap(), tiles);
+            assert!(cuts.windows(2).all(|w| w[0] < w[1]));
+            let split = p[tiles] * u64::from(percent.min(100)) / 100;
+            let first = cuts[0];
+            assert!(p[first] >= split || first == tiles);
+            assert!(first == 0 || p[first - 1] < split);
+            let quantum = (PR_CLAIM_TILES * p[tiles] / tiles as u64).max(1);
+            let widest = p[..=tiles].windows(2).map(|w| w[1] - w[0]).max().unwrap();
+            for (i, w) in cuts.windows(2).enumerate() {
+                let cost = p[w[1]] - p[w[0]];
+                assert!(cost < quantum + widest);
+                assert!(cost >= quantum || i + 1 == claims);
+            }
+            if percent >= 100 {
+                assert_eq!((claims, first), (0, tiles));
+            }
         }
     }
 

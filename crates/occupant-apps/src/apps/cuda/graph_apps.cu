@@ -456,8 +456,8 @@ __device__ __forceinline__ u32 warp_lower_bound(const u64* a, u32 n, u64 x) {
 }
 
 /// Where warp v's share of pagerank's tiles before `end` begins, in tile cost (pr_phase0's split:
-/// warp w takes [x(w), x(w + 1)); end = tiles but in the OCC_APP_PR_TAIL experiment, whose
-/// static part stops earlier): the equal share of the tiles' cost tcost[end] and the heavy chunks
+/// warp w takes [x(w), x(w + 1)); end = tiles, or where the claimed tail begins on graphs
+/// with heavy vertices): the equal share of the tiles' cost tcost[end] and the heavy chunks
 /// (tcost[tiles + 2] of them, tcost[tiles + 1] each) together, v * all / W, less the chunks of
 /// the warps before v (grid-stride: warp u has chunks / W of them, one more if u < chunks % W),
 /// clamped to [0, tcost[end]]. Non-decreasing in v (past chunks % W the share outgrows the
@@ -536,14 +536,28 @@ _Pragma("unroll")                                                               
 /// are skewed on power-law inputs (the low ids the heaviest, for R-MAT and Barabasi-Albert): a
 /// grid-stride share left the warps with the heavy tiles the last to finish every iteration
 /// (BA-4M on an H100: 0.93x the host loop), and taking tiles from a counter made 8448 warps
-/// queue on one atomic several times per iteration (0.70x).
+/// queue on one atomic several times per iteration (0.70x). On graphs with heavy vertices
+/// (claim: the iteration's counter, claim_grid) the static ranges cover the tiles before the
+/// first PR_STATIC_PERCENT % of the cost only (tile_cost_prefix's claimed tail, after the
+/// chunk count: its claims K and K + 1 tile boundaries); the warps claim the rest in pieces of
+/// about equal cost once their tiles and chunks are done: the cost estimate misses where the
+/// ranks sit in the caches, and a static split of every tile left BA-4M 6 % behind the host
+/// loop on an H200.
+/// Whether pagerank's device loops claim a tail of the tiles: as claim_grid hands out a
+/// counter (on graphs with heavy vertices, unless -DOCC_APP_STATIC_TILES); ctl: the loops'.
+__device__ __forceinline__ bool pr_claims(const Graph& g, const u32* ctl) {
+#ifdef OCC_APP_STATIC_TILES
+  return false;
+#else
+  return ctl != nullptr && g.nh != 0u;
+#endif
+}
+
+template <bool kSplit = false>
 __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank, double* contrib,
                                           const double* inv_deg, double* acc, double* l1, u32 it,
-                                          double base, double d, const u64* tcost = nullptr
-#ifdef OCC_APP_PR_TAIL
-                                          , u32* claim = nullptr
-#endif
-) {
+                                          double base, double d, const u64* tcost = nullptr,
+                                          u32* ctl = nullptr) {
   if (gr.tid == 0u) ((volatile double*)l1)[(it + 1u) % 3u] = 0.0;
   const double* cur = contrib + (size_t)(it & 1u) * g.n;
   double* next = contrib + (size_t)((it + 1u) & 1u) * g.n;
@@ -552,26 +566,16 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
   const u32 tiles = (g.n + 31u) >> 5;
   double delta = 0.0;
   // Tiles: warp-cooperative pull with a segmented reduction per owner.
-  u32 t = warp, t_end = tiles, t_step = nwarps;
-#ifdef OCC_APP_PR_TAIL
-  if (tcost != nullptr && claim != nullptr) {
-    // Experiment: the first OCC_APP_PR_TAIL % of the tiles' cost split statically, the rest
-    // claimed in chunks after the heavy chunks (below).
-    const u32 end = warp_lower_bound(tcost, tiles, tcost[tiles] * OCC_APP_PR_TAIL / 100u);
+  u32 t = warp, t_end = tiles;
+  const u32 t_step = kSplit ? 1u : nwarps;
+  if (kSplit) {
+    // The static part: every tile without a claim counter (no heavy vertices), else the tiles
+    // before the claimed tail (tcost[tiles + 4], its first boundary).
+    const u32 end = pr_claims(g, ctl) ? (u32)tcost[tiles + 4u] : tiles;
     t = warp_lower_bound(tcost, end, pr_tile_x(tcost, tiles, end, warp, nwarps));
     t_end = warp_lower_bound(tcost, end, pr_tile_x(tcost, tiles, end, warp + 1u, nwarps));
-    t_step = 1u;
-  } else
-#endif
-  if (tcost != nullptr) {
-    t = warp_lower_bound(tcost, tiles, pr_tile_x(tcost, tiles, tiles, warp, nwarps));
-    t_end = warp_lower_bound(tcost, tiles, pr_tile_x(tcost, tiles, tiles, warp + 1u, nwarps));
-    t_step = 1u;
   }
-  for (; t < t_end; t += t_step) {
-    OCC_PR_TILE_BODY(t)
-  }
-  // Heavy vertices: partial sums of their chunks, two owners at most per chunk.
+  // Heavy vertices first: partial sums of their chunks, two owners at most per chunk.
   if (g.nh != 0u) {
     const u32 htotal = g.hoff[g.nh];
     const u32 chunks = (htotal + kChunk - 1u) / kChunk;
@@ -599,23 +603,26 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
       }
     }
   }
-#ifdef OCC_APP_PR_TAIL
-  if (tcost != nullptr && claim != nullptr) {
-    // The tail: chunks of OCC_APP_CLAIM_TILES tiles from one counter, by the warps that are done.
-    const u32 first = warp_lower_bound(tcost, tiles, tcost[tiles] * OCC_APP_PR_TAIL / 100u);
-    for (;;) {
+  // Then the warp's tiles, and on graphs with heavy vertices the claimed tail: pieces of about
+  // equal cost (tcost[tiles + 3] of them, between the tile boundaries after it) from this
+  // iteration's counter, by the warps whose own tiles are done. One loop with one tile body
+  // for both (a second tile loop pushed the kernels past 32 registers: ptxas spilled 32-48
+  // bytes); the claim count is read again after each claim for the same reason.
+  const u64* cuts = tcost + tiles + 3u;
+#pragma unroll 1
+  for (;; t += t_step) {
+    if (t >= t_end) {
+      if (!kSplit || !pr_claims(g, ctl)) break;
       u32 c = 0u;
-      if (lane == 0u) c = atomicAdd(claim, 1u);
+      // (ctl + kClaim + it % 3 is gr.claim; the pointer held across the tiles spilled.)
+      if (lane == 0u) c = atomicAdd(ctl + kClaim + it % 3u, 1u);
       c = __shfl_sync(OCC_APP_FULL, c, 0);
-      u32 tt = first + c * OCC_APP_CLAIM_TILES;
-      if (tt >= tiles) break;
-      const u32 stop = tt + OCC_APP_CLAIM_TILES < tiles ? tt + OCC_APP_CLAIM_TILES : tiles;
-      for (; tt < stop; ++tt) {
-        OCC_PR_TILE_BODY(tt)
-      }
+      if (c >= (u32)*(const volatile u64*)cuts) break;
+      t = (u32)cuts[c + 1u];
+      t_end = (u32)cuts[c + 2u];
     }
+    OCC_PR_TILE_BODY(t)
   }
-#endif
   add_l1(l1, it % 3u, delta);
 }
 
@@ -1001,15 +1008,10 @@ OCC_APP_KERNELS(cc, P_CC, O_CC, {
 OCC_APP_KERNELS(pagerank, P_PR, O_PR, {
   MAKE_GRAPH;
   device_loop(s, ctl, max_iterations, nh != 0u ? 2u : 1u, [&](Grid gr, u32 it, u32 p) {
-#ifdef OCC_APP_PR_TAIL
     if (p == 0u) {
       const Grid cg = claim_grid(g, gr, ctl, it);
-      pr_phase0(g, cg, rank, contrib, inv_deg, acc, l1, it, base, d, tcost, cg.claim);
-    }
-#else
-    if (p == 0u) pr_phase0(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d, tcost);
-#endif
-    else pr_phase1(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d);
+      pr_phase0<true>(g, cg, rank, contrib, inv_deg, acc, l1, it, base, d, tcost, ctl);
+    } else pr_phase1(g, gr, rank, contrib, inv_deg, acc, l1, it, base, d);
   }, [&](u32 it) { return *(const volatile double*)(l1 + it % 3u) <= tol; });
 })
 

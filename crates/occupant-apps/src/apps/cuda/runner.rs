@@ -1,6 +1,8 @@
 //! Running one application on one prepared input in one CUDA variant.
 
-use super::device_graph::{tile_cost_prefix_with, DeviceGraph, DEFAULT_HEAVY_DEGREE, TILE_COST};
+use super::device_graph::{
+    tile_cost_prefix_with, DeviceGraph, DEFAULT_HEAVY_DEGREE, PR_STATIC_PERCENT, TILE_COST,
+};
 use super::programs::AppPrograms;
 use super::trace::BarrierTrace;
 use crate::apps::prep::{priorities, weights_or_unit};
@@ -179,6 +181,7 @@ impl CudaInput {
                     &t,
                     DEFAULT_HEAVY_DEGREE,
                     tile_cost()?,
+                    static_percent()?,
                 ))?;
                 (
                     dg,
@@ -717,6 +720,21 @@ fn tile_cost() -> Result<u64> {
             _ => Err(Error::Input(format!(
                 "OCCUPANT_APP_TILE_COST={v}: expected a whole number of edges, at least 1 (a tile \
                  of zero cost would not belong to exactly one warp's range; default {TILE_COST})"
+            ))),
+        },
+    }
+}
+
+/// The statically split share of pagerank's tile cost: [`PR_STATIC_PERCENT`], or
+/// `OCCUPANT_APP_PR_STATIC` when set (experiments).
+fn static_percent() -> Result<u32> {
+    match std::env::var("OCCUPANT_APP_PR_STATIC") {
+        Err(_) => Ok(PR_STATIC_PERCENT),
+        Ok(v) => match v.trim().parse::<u32>() {
+            Ok(p) if p <= 100 => Ok(p),
+            _ => Err(Error::Input(format!(
+                "OCCUPANT_APP_PR_STATIC={v}: expected a percentage from 0 to 100 (the share of \
+                 pagerank's tile cost split statically; default {PR_STATIC_PERCENT})"
             ))),
         },
     }
