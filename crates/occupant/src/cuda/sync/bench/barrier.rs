@@ -10,7 +10,7 @@ use crate::cuda::sync::run::{
     run_naive_barrier, skew_option, BarrierRun, BARRIER_LAB, BARRIER_LAB_CLUSTER,
     BARRIER_LAB_CLUSTER_PROBES, BARRIER_LAB_PROBES,
 };
-use crate::cuda::{DeviceInfo, Gpu};
+use crate::cuda::{DeviceInfo, Gpu, PERSISTENT_POLL_PAUSE_SHIFT};
 use crate::model::{LaunchShape, ShapeClass, ShapeTable};
 use serde::Serialize;
 
@@ -130,13 +130,22 @@ pub(super) fn measure(
     let mut out = Vec::new();
     let skew = skew_option(cfg.skew_ns);
     let extra: Vec<&str> = skew.iter().map(String::as_str).collect();
+    // With skewed arrivals the kinds are timed as persistent programs, which choose from these
+    // times, run them: with the polls' throttle (grid.sync has no poll of ours to throttle).
+    let throttle = format!("-DOCC_POLL_PAUSE_SHIFT={PERSISTENT_POLL_PAUSE_SHIFT}");
+    let kind_extra: Vec<&str> = if cfg.skew_ns > 0 {
+        extra.iter().copied().chain([throttle.as_str()]).collect()
+    } else {
+        extra.clone()
+    };
     let class = class_of(cfg);
     log(&format!(
         "barrier latency, ns per barrier ({} rounds, median over blocks{})",
         cfg.rounds,
         if cfg.skew_ns > 0 {
             format!(
-                ", skewed arrivals: a random delay < {} ns before each",
+                ", skewed arrivals: a random delay < {} ns before each; our kinds with the \
+                 polls' throttle of persistent programs",
                 cfg.skew_ns
             )
         } else {
@@ -171,7 +180,7 @@ pub(super) fn measure(
             let (b, t, r, w) = (s.blocks, s.threads, cfg.rounds, cfg.watchdog);
             let (ns, run, err) = match d {
                 Design::Kind(kind, c) => {
-                    match run_barrier_with(gpu, kind, b, t, c, r, false, w, &extra) {
+                    match run_barrier_with(gpu, kind, b, t, c, r, false, w, &kind_extra) {
                         Ok(run) => {
                             // A cluster launch may leave blocks out (at 16 blocks per SM only 8 are
                             // resident in clusters on an H100): only a run over every launched

@@ -58,8 +58,10 @@ pub struct PrimitivesConfig {
     /// delay, uniform in [0, skew_ns) ns ([`skew_option`](super::run::skew_option)); the
     /// barrier kinds' times then go into the table as
     /// [`ShapeClass::BarrierSkewed`](crate::model::ShapeClass::BarrierSkewed), the class
-    /// persistent kernels choose from. 0: all blocks
-    /// arrive together ([`ShapeClass::Barrier`](crate::model::ShapeClass)).
+    /// persistent kernels choose from, and the kinds are timed as persistent kernels run them:
+    /// with the polls' throttle
+    /// ([`PERSISTENT_POLL_PAUSE_SHIFT`](crate::cuda::PERSISTENT_POLL_PAUSE_SHIFT)). 0: all
+    /// blocks arrive together ([`ShapeClass::Barrier`](crate::model::ShapeClass)).
     pub skew_ns: u32,
 }
 
