@@ -543,13 +543,24 @@ _Pragma("unroll")                                                               
 /// about equal cost once their tiles and chunks are done: the cost estimate misses where the
 /// ranks sit in the caches, and a static split of every tile left BA-4M 6 % behind the host
 /// loop on an H200.
+#ifndef OCC_APP_PR_TAIL_MIN_COST
+#define OCC_APP_PR_TAIL_MIN_COST 2048
+#endif
 /// Whether pagerank's device loops claim a tail of the tiles: as claim_grid hands out a
-/// counter (on graphs with heavy vertices, unless -DOCC_APP_STATIC_TILES); ctl: the loops'.
-__device__ __forceinline__ bool pr_claims(const Graph& g, const u32* ctl) {
+/// counter (on graphs with heavy vertices, unless -DOCC_APP_STATIC_TILES), and only where the
+/// warps have at least OCC_APP_PR_TAIL_MIN_COST of light tile cost each (~edges; the
+/// claims and their atomics on one counter cost ~40 us per iteration on R-MAT 20 on an H200,
+/// bench/results/nvidia-h200/apps/2026-11-28-pr-tail/run5-threshold). Per warp at 8448
+/// warps: R-MAT 18 235 (the tail made it 0.73x the host loop, 1.15-1.20x without), R-MAT 20
+/// 1140 (0.90x / 1.05x), BA-2M 1975 (1.03x either way), BA-4M 3952 (0.94x without, 0.99-1.01x
+/// with), R-MAT 22 3737 (1.016x / 1.027-1.039x). ctl: the loops'.
+__device__ __forceinline__ bool pr_claims(const Graph& g, const u32* ctl, const u64* tcost,
+                                          u32 tiles, u32 nwarps) {
 #ifdef OCC_APP_STATIC_TILES
   return false;
 #else
-  return ctl != nullptr && g.nh != 0u;
+  return ctl != nullptr && g.nh != 0u &&
+         tcost[tiles] >= (u64)nwarps * (u64)OCC_APP_PR_TAIL_MIN_COST;
 #endif
 }
 
@@ -568,10 +579,16 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
   // Tiles: warp-cooperative pull with a segmented reduction per owner.
   u32 t = warp, t_end = tiles;
   const u32 t_step = kSplit ? 1u : nwarps;
+  // The claimed tail's table (below), or nullptr where there is none.
+  const u64* cuts = nullptr;
   if (kSplit) {
-    // The static part: every tile without a claim counter (no heavy vertices), else the tiles
-    // before the claimed tail (tcost[tiles + 4], its first boundary).
-    const u32 end = pr_claims(g, ctl) ? (u32)tcost[tiles + 4u] : tiles;
+    // The static part: every tile without a claimed tail (pr_claims), else the tiles before it
+    // (tcost[tiles + 4], its first boundary).
+    u32 end = tiles;
+    if (pr_claims(g, ctl, tcost, tiles, nwarps)) {
+      cuts = tcost + tiles + 3u;
+      end = (u32)cuts[1];
+    }
     t = warp_lower_bound(tcost, end, pr_tile_x(tcost, tiles, end, warp, nwarps));
     t_end = warp_lower_bound(tcost, end, pr_tile_x(tcost, tiles, end, warp + 1u, nwarps));
   }
@@ -608,11 +625,10 @@ __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank,
   // iteration's counter, by the warps whose own tiles are done. One loop with one tile body
   // for both (a second tile loop pushed the kernels past 32 registers: ptxas spilled 32-48
   // bytes); the claim count is read again after each claim for the same reason.
-  const u64* cuts = tcost + tiles + 3u;
 #pragma unroll 1
   for (;; t += t_step) {
     if (t >= t_end) {
-      if (!kSplit || !pr_claims(g, ctl)) break;
+      if (!kSplit || cuts == nullptr) break;
       u32 c = 0u;
       // (ctl + kClaim + it % 3 is gr.claim; the pointer held across the tiles spilled.)
       if (lane == 0u) c = atomicAdd(ctl + kClaim + it % 3u, 1u);
