@@ -175,7 +175,7 @@ fn every_tile_is_ranked_once_with_and_without_the_claimed_tail() {
     line(&mut inv_deg.iter().map(|x| format!("{x:.17e}")));
     let runs: Vec<(u32, u32)> = warps.iter().map(|&w| (1, w)).chain([(0, 3)]).collect();
     for (split, w) in &runs {
-        write!(input, "{split} {w}\n").unwrap();
+        writeln!(input, "{split} {w}").unwrap();
     }
     std::fs::write(dir.join("in.txt"), &input).unwrap();
     let run = Command::new(&exe)
