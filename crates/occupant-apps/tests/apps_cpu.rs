@@ -6,14 +6,10 @@ use occupant::cpu::{ExecModel, Executor};
 use occupant_apps::apps::{
     reference, run_cpu, run_cpu_with, verify, AppKind, AppOutput, AppParams, CpuOptions, Variant,
 };
-use occupant_apps::graph::{BuildOptions, Csr, GraphSpec};
+use occupant_apps::graph::{Csr, GraphSpec};
 
 fn gen(spec: &str) -> Csr {
-    let spec: GraphSpec = spec.parse().unwrap();
-    spec.generate()
-        .unwrap()
-        .to_csr(&BuildOptions::default())
-        .unwrap()
+    spec.parse::<GraphSpec>().unwrap().csr().unwrap()
 }
 
 /// Small graphs of every generator plus hand-made corner cases.

@@ -1,14 +1,9 @@
 //! Graph statistics on graphs whose answers are known.
 
-use occupant_apps::graph::{BuildOptions, Csr, GraphSpec, GraphStats};
+use occupant_apps::graph::{Csr, GraphSpec, GraphStats};
 
 fn gen(spec: &str) -> Csr {
-    spec.parse::<GraphSpec>()
-        .unwrap()
-        .generate()
-        .unwrap()
-        .to_csr(&BuildOptions::default())
-        .unwrap()
+    spec.parse::<GraphSpec>().unwrap().csr().unwrap()
 }
 
 #[test]

@@ -8,7 +8,7 @@ mod cxx;
 
 use occupant_apps::apps::cuda::{tile_cost_prefix, DEFAULT_HEAVY_DEGREE, GRAPH_APPS_CU};
 use occupant_apps::coop_cuda::GRAPH_CU;
-use occupant_apps::graph::{BuildOptions, Csr, GraphSpec};
+use occupant_apps::graph::{Csr, GraphSpec};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
@@ -37,11 +37,7 @@ int main() {
 "#;
 
 fn gen(spec: &str) -> Csr {
-    let spec: GraphSpec = spec.parse().unwrap();
-    spec.generate()
-        .unwrap()
-        .to_csr(&BuildOptions::default())
-        .unwrap()
+    spec.parse::<GraphSpec>().unwrap().csr().unwrap()
 }
 
 #[test]

@@ -27,9 +27,8 @@ enum Target {
 /// ```
 /// use occupant::cpu::{ExecModel, Executor};
 /// use occupant_apps::apps::{AppKind, AppParams, AppSession, CpuOptions, Variant};
-/// use occupant_apps::graph::{BuildOptions, GraphSpec};
-/// let g = "grid:16x16".parse::<GraphSpec>().unwrap().generate().unwrap()
-///     .to_csr(&BuildOptions::default()).unwrap();
+/// use occupant_apps::graph::GraphSpec;
+/// let g = "grid:16x16".parse::<GraphSpec>().unwrap().csr().unwrap();
 /// let exec = Executor::new(ExecModel::OccupancyBound { compute_units: 2 });
 /// let p = AppParams::default();
 /// let mut s = AppSession::cpu(exec, CpuOptions::default(), AppKind::Bfs, &g, &p);

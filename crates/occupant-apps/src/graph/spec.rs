@@ -1,7 +1,7 @@
 //! `GraphSpec`: a generator and its parameters as a short string (`rmat:scale=22,ef=16`).
 
 use super::gen::{self, BaParams, ErParams, ErSize, GenError, GeoParams, GridParams, RmatParams};
-use super::EdgeList;
+use super::{BuildOptions, Csr, EdgeList, GraphIoError};
 use std::fmt;
 use std::str::FromStr;
 
@@ -67,6 +67,24 @@ impl GraphSpec {
             GraphSpec::Er(p) => gen::erdos_renyi(p),
             GraphSpec::Ba(p) => gen::barabasi_albert(p),
         }
+    }
+
+    /// Runs the generator and builds the CSR graph with the default [`BuildOptions`] (what
+    /// `occupant run --gen` does).
+    ///
+    /// ```
+    /// use occupant_apps::graph::GraphSpec;
+    /// let g = "stencil:10x10".parse::<GraphSpec>()?.csr()?;
+    /// assert_eq!((g.num_vertices(), g.num_edges()), (100, 360));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn csr(&self) -> Result<Csr, GraphIoError> {
+        self.generate()?
+            .to_csr(&BuildOptions::default())
+            .map_err(|source| GraphIoError::Build {
+                path: self.to_string(),
+                source,
+            })
     }
 
     /// A short name for file names and tables (`rmat22`, `grid2000x2000`, ...).

@@ -85,8 +85,8 @@ impl GraphStats {
     /// sequential, O(n + m) each).
     ///
     /// ```
-    /// use occupant_apps::graph::{BuildOptions, GraphSpec, GraphStats};
-    /// let g = "grid:20x10".parse::<GraphSpec>()?.generate()?.to_csr(&BuildOptions::default())?;
+    /// use occupant_apps::graph::{GraphSpec, GraphStats};
+    /// let g = "grid:20x10".parse::<GraphSpec>()?.csr()?;
     /// let s = GraphStats::of(&g);
     /// assert_eq!((s.vertices, s.edges, s.components), (200, 2 * (19 * 10 + 20 * 9), 1));
     /// assert_eq!(s.diameter_estimate, 19 + 9);

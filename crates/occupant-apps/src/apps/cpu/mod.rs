@@ -7,10 +7,9 @@
 //! ```
 //! use occupant::cpu::{ExecModel, Executor};
 //! use occupant_apps::apps::{run_cpu, verify, AppKind, AppParams, Variant};
-//! use occupant_apps::graph::{BuildOptions, GraphSpec};
+//! use occupant_apps::graph::GraphSpec;
 //!
-//! let spec: GraphSpec = "grid:20x20".parse().unwrap();
-//! let g = spec.generate().unwrap().to_csr(&BuildOptions::default()).unwrap();
+//! let g = "grid:20x20".parse::<GraphSpec>().unwrap().csr().unwrap();
 //! let exec = Executor::new(ExecModel::OccupancyBound { compute_units: 2 });
 //! let p = AppParams::default();
 //! let (out, report) = run_cpu(&exec, AppKind::Bfs, Variant::CpuPersistent, &g, &p)?;

@@ -8,10 +8,9 @@
 //! use occupant::cuda::Gpu;
 //! use occupant_apps::apps::cuda::run_cuda;
 //! use occupant_apps::apps::{verify, AppKind, AppParams, Variant};
-//! use occupant_apps::graph::{BuildOptions, GraphSpec};
+//! use occupant_apps::graph::GraphSpec;
 //! let gpu = Gpu::open(0)?;
-//! let spec: GraphSpec = "grid:64x64".parse().unwrap();
-//! let g = spec.generate().unwrap().to_csr(&BuildOptions::default()).unwrap();
+//! let g = "grid:64x64".parse::<GraphSpec>().unwrap().csr().unwrap();
 //! let p = AppParams::default();
 //! let (out, report) = run_cuda(&gpu, AppKind::Bfs, Variant::CudaPersistent, &g, &p)?;
 //! assert!(verify(AppKind::Bfs, &g, &p, &out).is_ok());
