@@ -6,11 +6,9 @@
 
 mod cxx;
 
-use occupant_apps::apps::cuda::{tile_cost_prefix, DEFAULT_HEAVY_DEGREE, GRAPH_APPS_CU};
-use occupant_apps::coop_cuda::GRAPH_CU;
+use occupant_apps::apps::cuda::{tile_cost_prefix, DEFAULT_HEAVY_DEGREE};
 use occupant_apps::graph::{Csr, GraphSpec};
 use std::fmt::Write as _;
-use std::path::Path;
 use std::process::Command;
 
 const MAIN: &str = r#"
@@ -42,22 +40,7 @@ fn gen(spec: &str) -> Csr {
 
 #[test]
 fn every_warp_gets_an_equal_share_of_tiles_and_chunks() {
-    let dir = std::env::temp_dir().join(format!("occ-pr-split-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/coop_host_graph");
-    std::fs::copy(here.join("simt.h"), dir.join("simt.h")).unwrap();
-    std::fs::write(dir.join("occupant.cuh"), "// host: simt.h stands in\n").unwrap();
-    std::fs::write(
-        dir.join("split.cpp"),
-        format!("#include \"simt.h\"\n{GRAPH_APPS_CU}\n{GRAPH_CU}\n{MAIN}"),
-    )
-    .unwrap();
-    let Some(exe) = cxx::compile(
-        "pagerank_split_host",
-        &dir,
-        "split",
-        &["-DOCC_APP_HOST_LOOP", "-w"],
-    ) else {
+    let Some((dir, exe)) = cxx::graph_apps_harness("pagerank_split_host", MAIN) else {
         return;
     };
     // Skewed in-degrees with heavy vertices (BA, R-MAT), none (a grid), and heavy ones alone.

@@ -9,13 +9,9 @@
 
 mod cxx;
 
-use occupant_apps::apps::cuda::{
-    tile_cost_prefix, HeavySplit, DEFAULT_HEAVY_DEGREE, GRAPH_APPS_CU,
-};
-use occupant_apps::coop_cuda::GRAPH_CU;
+use occupant_apps::apps::cuda::{tile_cost_prefix, HeavySplit, DEFAULT_HEAVY_DEGREE};
 use occupant_apps::graph::{Csr, GraphSpec};
 use std::fmt::Write as _;
-use std::path::Path;
 use std::process::Command;
 
 /// The kernels' threshold (graph_apps.cu `OCC_APP_PR_TAIL_MIN_COST`).
@@ -92,22 +88,7 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn every_tile_is_ranked_once_with_and_without_the_claimed_tail() {
-    let dir = std::env::temp_dir().join(format!("occ-pr-tail-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/coop_host_graph");
-    std::fs::copy(here.join("simt.h"), dir.join("simt.h")).unwrap();
-    std::fs::write(dir.join("occupant.cuh"), "// host: simt.h stands in\n").unwrap();
-    std::fs::write(
-        dir.join("tail.cpp"),
-        format!("#include \"simt.h\"\n{GRAPH_APPS_CU}\n{GRAPH_CU}\n{MAIN}"),
-    )
-    .unwrap();
-    let Some(exe) = cxx::compile(
-        "pagerank_tail_host",
-        &dir,
-        "tail",
-        &["-DOCC_APP_HOST_LOOP", "-w"],
-    ) else {
+    let Some((dir, exe)) = cxx::graph_apps_harness("pagerank_tail_host", MAIN) else {
         return;
     };
     // Heavy vertices (in-degree > 256: the hubs of R-MAT and a star's centres) and light tiles.
