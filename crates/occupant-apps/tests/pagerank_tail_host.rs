@@ -9,13 +9,12 @@
 
 mod cxx;
 
-use occupant_apps::apps::cuda::{tile_cost_prefix, HeavySplit, DEFAULT_HEAVY_DEGREE};
+use occupant_apps::apps::cuda::{
+    tile_cost_prefix, HeavySplit, DEFAULT_HEAVY_DEGREE, PR_TAIL_MIN_COST as TAIL_MIN_COST,
+};
 use occupant_apps::graph::{Csr, GraphSpec};
 use std::fmt::Write as _;
 use std::process::Command;
-
-/// The kernels' threshold (graph_apps.cu `OCC_APP_PR_TAIL_MIN_COST`).
-const TAIL_MIN_COST: u64 = 2048;
 
 const MAIN: &str = r#"
 #include <cstdio>

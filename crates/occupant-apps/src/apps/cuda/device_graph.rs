@@ -92,10 +92,16 @@ pub const TILE_COST: u64 = 16;
 /// multi-kernel, `bench/results/nvidia-h200/apps/2026-11-28-pr-tail/`): a static split of all
 /// the cost left the warps 6 % behind the host loop's hardware-scheduled blocks, because the
 /// cost estimate misses where the ranks sit in the caches; a claimed tail absorbs the error.
-/// The kernels claim only where the warps have at least 2048 of light tile cost each
-/// (`OCC_APP_PR_TAIL_MIN_COST` in graph_apps.cu: the claims cost ~40 us per iteration on
-/// R-MAT 20, 0.90x the host loop with them and 1.05x without); elsewhere every tile is static.
+/// The kernels claim only where the warps have at least [`PR_TAIL_MIN_COST`] of light tile
+/// cost each; elsewhere every tile is static.
 pub const PR_STATIC_PERCENT: u32 = 50;
+
+/// The light tile cost per warp (~edges) from which pagerank's device loops claim the tail
+/// ([`PR_STATIC_PERCENT`]; `OCC_APP_PR_TAIL_MIN_COST` in graph_apps.cu, whose default this
+/// is): every claim is an atomic on one counter and every warp claims once too often per
+/// iteration, ~40 us per iteration on R-MAT 20 on an H200 (1140 per warp at 8448 warps: 0.90x
+/// the host loop with the tail, 1.05x without), while BA-4M (3952) goes from 0.94x to 0.99x.
+pub const PR_TAIL_MIN_COST: u64 = 2048;
 
 /// The tail's claims, in tiles of average cost ([`tile_cost_prefix`]): few enough claims that
 /// one counter's atomics stay off the critical path (chunks of 1 tile cost 25-33 % on the
@@ -323,6 +329,13 @@ mod tests {
             let chunks = HeavySplit::of(&g, 100).hchunk.len() as u64;
             assert_eq!(p[tiles + 2], chunks);
         }
+    }
+
+    /// The kernels' default threshold is this constant.
+    #[test]
+    fn the_kernels_claim_from_the_documented_cost_per_warp() {
+        let define = format!("#define OCC_APP_PR_TAIL_MIN_COST {PR_TAIL_MIN_COST}\n");
+        assert!(super::super::GRAPH_APPS_CU.contains(&define));
     }
 
     /// The claimed tail starts at the first tile whose prefix reaches the static share, ends at

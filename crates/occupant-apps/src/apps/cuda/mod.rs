@@ -31,7 +31,7 @@ pub use bench::{
 };
 pub use device_graph::{
     tile_cost_prefix, tile_cost_prefix_with, DeviceGraph, HeavySplit, CHUNK, DEFAULT_HEAVY_DEGREE,
-    PR_CLAIM_TILES, PR_STATIC_PERCENT, TILE_COST,
+    PR_CLAIM_TILES, PR_STATIC_PERCENT, PR_TAIL_MIN_COST, TILE_COST,
 };
 pub use placement::{placement_study, PlacedRuns, PlacementStudy};
 pub use programs::{
