@@ -525,24 +525,6 @@ _Pragma("unroll")                                                               
     }
 
 
-/// Phase 0. The tiles go grid-stride (tcost == nullptr: the host loop's launches, one tile per
-/// warp, which the hardware's block scheduler balances; and coop_cuda's graph.cu, whose groups
-/// come and go between phases) or, in the device loops, in contiguous ranges of equal cost:
-/// tcost holds the prefix sums of the tiles' costs (tiles + 1 entries, DeviceGraph's
-/// tile_cost_prefix: light edges plus a fixed cost per tile; then a heavy chunk's cost and the
-/// number of chunks) and warp w of W takes the tiles from lower_bound(x(w)) to
-/// lower_bound(x(w + 1)) (pr_tile_x): its equal share of the tiles and the heavy chunks
-/// together, less the chunks it gets (grid-stride, after its tiles). The tiles' in-degrees
-/// are skewed on power-law inputs (the low ids the heaviest, for R-MAT and Barabasi-Albert): a
-/// grid-stride share left the warps with the heavy tiles the last to finish every iteration
-/// (BA-4M on an H100: 0.93x the host loop), and taking tiles from a counter made 8448 warps
-/// queue on one atomic several times per iteration (0.70x). On graphs with heavy vertices
-/// (claim: the iteration's counter, claim_grid) the static ranges cover the tiles before the
-/// first PR_STATIC_PERCENT % of the cost only (tile_cost_prefix's claimed tail, after the
-/// chunk count: its claims K and K + 1 tile boundaries); the warps claim the rest in pieces of
-/// about equal cost once their tiles and chunks are done: the cost estimate misses where the
-/// ranks sit in the caches, and a static split of every tile left BA-4M 6 % behind the host
-/// loop on an H200.
 #ifndef OCC_APP_PR_TAIL_MIN_COST
 #define OCC_APP_PR_TAIL_MIN_COST 2048
 #endif
@@ -564,6 +546,26 @@ __device__ __forceinline__ bool pr_claims(const Graph& g, const u32* ctl, const 
 #endif
 }
 
+/// Phase 0. The tiles go grid-stride (kSplit false: the host loop's launches, one tile per
+/// warp, which the hardware's block scheduler balances; and coop_cuda's graph.cu, whose groups
+/// come and go between phases) or, in the device loops (kSplit), in contiguous ranges of equal
+/// cost:
+/// tcost holds the prefix sums of the tiles' costs (tiles + 1 entries, DeviceGraph's
+/// tile_cost_prefix: light edges plus a fixed cost per tile; then a heavy chunk's cost and the
+/// number of chunks) and warp w of W takes the tiles from lower_bound(x(w)) to
+/// lower_bound(x(w + 1)) (pr_tile_x): its equal share of the tiles and the heavy chunks
+/// together, less the chunks it gets (grid-stride, before its tiles). The tiles' in-degrees
+/// are skewed on power-law inputs (the low ids the heaviest, for R-MAT and Barabasi-Albert): a
+/// grid-stride share left the warps with the heavy tiles the last to finish every iteration
+/// (BA-4M on an H100: 0.93x the host loop), and taking tiles from a counter made 8448 warps
+/// queue on one atomic several times per iteration (0.70x). Where pr_claims says so (heavy
+/// vertices and enough work per warp; ctl: the loops' words, whose kClaim + it % 3 is the
+/// iteration's counter, claim_grid) the static ranges cover the tiles before the first
+/// PR_STATIC_PERCENT % of the cost only (tile_cost_prefix's claimed tail, after the
+/// chunk count: its claims K and K + 1 tile boundaries); the warps claim the rest in pieces of
+/// about equal cost once their tiles and chunks are done: the cost estimate misses where the
+/// ranks sit in the caches, and a static split of every tile left BA-4M 6 % behind the host
+/// loop on an H200.
 template <bool kSplit = false>
 __device__ __forceinline__ void pr_phase0(const Graph& g, Grid gr, double* rank, double* contrib,
                                           const double* inv_deg, double* acc, double* l1, u32 it,
