@@ -713,29 +713,68 @@ pub fn run_cuda(
 /// The fixed cost of a tile in pagerank's split: [`TILE_COST`], or `OCCUPANT_APP_TILE_COST`
 /// when set (experiments).
 fn tile_cost() -> Result<u64> {
-    match std::env::var("OCCUPANT_APP_TILE_COST") {
-        Err(_) => Ok(TILE_COST),
-        Ok(v) => match v.trim().parse::<u64>() {
-            Ok(c) if c >= 1 => Ok(c),
-            _ => Err(Error::Input(format!(
-                "OCCUPANT_APP_TILE_COST={v}: expected a whole number of edges, at least 1 (a tile \
-                 of zero cost would not belong to exactly one warp's range; default {TILE_COST})"
-            ))),
-        },
-    }
+    experiment_setting(
+        "OCCUPANT_APP_TILE_COST",
+        TILE_COST,
+        |c| c >= 1,
+        "a whole number of edges, at least 1 (a tile of zero cost would not belong to exactly \
+         one warp's range)",
+    )
 }
 
 /// The statically split share of pagerank's tile cost: [`PR_STATIC_PERCENT`], or
 /// `OCCUPANT_APP_PR_STATIC` when set (experiments).
 fn static_percent() -> Result<u32> {
-    match std::env::var("OCCUPANT_APP_PR_STATIC") {
-        Err(_) => Ok(PR_STATIC_PERCENT),
-        Ok(v) => match v.trim().parse::<u32>() {
-            Ok(p) if p <= 100 => Ok(p),
+    experiment_setting(
+        "OCCUPANT_APP_PR_STATIC",
+        PR_STATIC_PERCENT,
+        |p| p <= 100,
+        "a percentage from 0 to 100 (the share of pagerank's tile cost split statically)",
+    )
+}
+
+/// The environment variable `name` read as a number `valid` accepts, or `default` when unset;
+/// an input error naming the variable, what was `expected` and the default otherwise.
+fn experiment_setting<T>(
+    name: &str,
+    default: T,
+    valid: impl Fn(T) -> bool,
+    expected: &str,
+) -> Result<T>
+where
+    T: std::str::FromStr + std::fmt::Display + Copy,
+{
+    match std::env::var(name) {
+        Err(_) => Ok(default),
+        Ok(v) => match v.trim().parse::<T>() {
+            Ok(x) if valid(x) => Ok(x),
             _ => Err(Error::Input(format!(
-                "OCCUPANT_APP_PR_STATIC={v}: expected a percentage from 0 to 100 (the share of \
-                 pagerank's tile cost split statically; default {PR_STATIC_PERCENT})"
+                "{name}={v}: expected {expected}; default {default}"
             ))),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::experiment_setting;
+
+    /// Unset: the default; a valid number: it; anything else: an error that names the variable,
+    /// what it expects and the default. (Each case its own variable: tests run in parallel.)
+    #[test]
+    fn experiment_settings_take_valid_numbers_and_name_the_rest() {
+        let get = |name: &str| experiment_setting(name, 16u64, |c| c >= 1, "at least 1");
+        assert_eq!(get("OCCUPANT_TEST_SETTING_UNSET").unwrap(), 16);
+        std::env::set_var("OCCUPANT_TEST_SETTING_SEVEN", " 7 ");
+        assert_eq!(get("OCCUPANT_TEST_SETTING_SEVEN").unwrap(), 7);
+        for (name, value) in [
+            ("OCCUPANT_TEST_SETTING_ZERO", "0"),
+            ("OCCUPANT_TEST_SETTING_WORD", "many"),
+        ] {
+            std::env::set_var(name, value);
+            let e = get(name).unwrap_err().to_string();
+            assert!(e.contains(&format!("{name}={value}")), "{e}");
+            assert!(e.contains("expected at least 1; default 16"), "{e}");
+        }
     }
 }
