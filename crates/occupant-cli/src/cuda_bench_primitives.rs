@@ -8,8 +8,8 @@ use crate::cli_values::at_least_one;
 use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series};
 use crate::output_path::{check_file, check_out_dir};
 use occupant::cuda::sync::bench::{
-    barrier_shapes, mutex_label, run_primitives, store_shape_table, BenchShape, PrimitivesConfig,
-    PrimitivesReport,
+    barrier_shapes, merge_tables, mutex_label, read_shape_table_file, run_primitives,
+    store_shape_table, BenchShape, PrimitivesConfig, PrimitivesReport,
 };
 use occupant::cuda::sync::{MutexKind, SemaphoreKind};
 use occupant::model::Watchdog;
@@ -52,6 +52,8 @@ pub struct PrimitivesBenchArgs {
     /// Also write the measured shape table to this file, e.g.
     /// `crates/occupant/src/cuda/sync/shapes/<gpu>.json` to build it into the library for a
     /// new device (every `*.json` there is built in, matched by the GPU's results folder name).
+    /// An existing table of the same kind of GPU is merged into: the classes this run measures
+    /// (plain or skewed barriers, mutexes, semaphores) are replaced, the others kept.
     #[arg(long)]
     shape_table: Option<PathBuf>,
 }
@@ -63,6 +65,11 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
         check_file(p)?;
     }
     let gpu = open_cuda(&args.backend)?;
+    // Read (and check) a table to merge into before the run, not after it.
+    let existing = match &args.shape_table {
+        Some(p) => read_shape_table_file(p, &gpu.info().name).map_err(|e| e.to_string())?,
+        None => None,
+    };
     let cfg = PrimitivesConfig {
         rounds: args.rounds,
         ops: args.ops,
@@ -97,8 +104,20 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
         let f = f
             .and_then(|f| f.to_str())
             .ok_or("--shape-table needs a file name")?;
-        let p = write_json(d, f, &out.shape_table)?;
-        println!("wrote {}", p.display());
+        let table = match &existing {
+            Some(old) => merge_tables(old, &out.shape_table),
+            None => out.shape_table.clone(),
+        };
+        let p = write_json(d, f, &table)?;
+        match &existing {
+            Some(old) => println!(
+                "merged into {} (kept {} of its {} measurements: the classes this run did not measure)",
+                p.display(),
+                table.measurements.len() - out.shape_table.measurements.len(),
+                old.measurements.len()
+            ),
+            None => println!("wrote {}", p.display()),
+        }
     }
     plots(&dir, &out, &barrier_shapes(gpu.info()))?;
     Ok(())

@@ -27,12 +27,12 @@ pub use barrier::{
 pub use contention::mutex_label;
 pub use placement::{barrier_placement, barrier_placement_with, BarrierPlacementRow};
 
-use super::machine::MachineAbstraction;
+use super::machine::{results_dir_name, MachineAbstraction};
 use super::run::{MutexRun, SemaphoreRun};
 use crate::cuda::{DeviceInfo, Gpu};
-use crate::model::{Result, ShapeTable, Watchdog};
+use crate::model::{Error, Result, ShapeTable, Watchdog};
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// What to measure.
@@ -150,6 +150,48 @@ pub fn merge_tables(old: &ShapeTable, new: &ShapeTable) -> ShapeTable {
         }
     }
     t
+}
+
+/// The shape table already in `path`, for a run of `device` to be merged into
+/// ([`merge_tables`]: `occupant bench primitives --shape-table` on an existing file, e.g. a
+/// built-in table gaining a run with skewed arrivals): `None` where there is no such file; an
+/// error naming the file where it cannot be read, is not a shape table, or was measured on
+/// another kind of device (by results folder name: merging would mix two GPUs' times).
+///
+/// ```
+/// use occupant::cuda::sync::bench::read_shape_table_file;
+/// let dir = std::env::temp_dir().join(format!("occ-doc-shapes-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let f = dir.join("t.json");
+/// assert!(read_shape_table_file(&f, "NVIDIA H200")?.is_none());
+/// std::fs::write(&f, r#"{"measured_on": "NVIDIA H200", "measurements": []}"#)?;
+/// assert!(read_shape_table_file(&f, "NVIDIA H200")?.is_some());
+/// assert!(read_shape_table_file(&f, "NVIDIA H100 80GB HBM3").is_err());
+/// std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_shape_table_file(path: &Path, device: &str) -> Result<Option<ShapeTable>> {
+    let text = match std::fs::read_to_string(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::Io(format!("reading {}: {e}", path.display()))),
+        Ok(t) => t,
+    };
+    let table = ShapeTable::from_json(&text).map_err(|e| {
+        Error::Input(format!(
+            "{}: {e}; a run is merged into an existing shape table: remove the file or name \
+             another",
+            path.display()
+        ))
+    })?;
+    if results_dir_name(&table.measured_on) != results_dir_name(device) {
+        return Err(Error::Input(format!(
+            "{} holds a shape table measured on {}, and this device is {device}: merging would \
+             mix two GPUs' times; name another file",
+            path.display(),
+            table.measured_on
+        )));
+    }
+    Ok(Some(table))
 }
 
 /// Stores `table` with the device's machine abstraction
