@@ -68,6 +68,7 @@ mod mcs_cohort_mutex;
 mod mutex;
 mod participant;
 mod quiescent_discovery;
+mod recall_study;
 mod replica_barrier;
 mod semaphore;
 mod shape_defaults;
@@ -99,6 +100,10 @@ pub use locked_discovery::LockedDiscovery;
 pub use mcs_cohort_mutex::{McsCohortMutex, MCS_COHORT_PASSES};
 pub use mutex::{Mutex, MutexKind, RawMutex};
 pub use quiescent_discovery::QuiescentDiscovery;
+pub use recall_study::{
+    discovery_recall_study, seed_protocols, ProtocolRecall, RecallReport, RecallRow,
+    RecallStudyConfig,
+};
 pub use replica_barrier::{
     ClusterLeanBarrier, LeanBarrier, LeanBellBarrier, RelayBarrier, ReplicaBarrier,
 };
