@@ -133,11 +133,11 @@ pub(super) fn measure(
     // With skewed arrivals the kinds are timed as persistent programs, which choose from these
     // times, run them: with the polls' throttle (grid.sync has no poll of ours to throttle).
     let throttle = format!("-DOCC_POLL_PAUSE_SHIFT={PERSISTENT_POLL_PAUSE_SHIFT}");
-    let kind_extra: Vec<&str> = if cfg.skew_ns > 0 {
-        extra.iter().copied().chain([throttle.as_str()]).collect()
-    } else {
-        extra.clone()
-    };
+    let kind_extra: Vec<&str> = extra
+        .iter()
+        .copied()
+        .chain((cfg.skew_ns > 0).then_some(throttle.as_str()))
+        .collect();
     let class = class_of(cfg);
     log(&format!(
         "barrier latency, ns per barrier ({} rounds, median over blocks{})",
