@@ -454,20 +454,8 @@ impl MultitaskResult {
     }
 }
 
-/// The median (0 when empty).
-pub fn median(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    }
-}
+/// The median of `v` (0 when empty): the model's.
+pub use occupant::model::median;
 
 /// The other work: `C = A·B` (n×n, f32), rows strided over the groups (one per unit).
 pub struct Matmul {

@@ -77,8 +77,8 @@ pub struct CoRun {
     pub report: CoopReport,
 }
 
-/// The median of `v` (0 when empty): the CPU experiments' own.
-pub use crate::coop::multitask::median;
+/// The median of `v` (0 when empty): the model's.
+pub use occupant::model::median;
 
 /// Order statistics of a sample (every paired figure comes with one).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]

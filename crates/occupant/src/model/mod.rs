@@ -11,5 +11,5 @@ mod watchdog;
 pub use error::{Error, Result, WaitSite};
 pub use ndrange::{delinearize, linearize, Dim3, NDRange};
 pub use shape_table::{LaunchShape, ShapeClass, ShapeMeasurement, ShapeTable};
-pub use summary::Summary;
+pub use summary::{median, Summary};
 pub use watchdog::Watchdog;

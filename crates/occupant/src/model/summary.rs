@@ -47,6 +47,28 @@ impl Summary {
     }
 }
 
+/// The median of `v` (the mean of the two middle values for an even count); 0 when empty.
+///
+/// ```
+/// use occupant::model::median;
+/// assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+/// assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+/// assert_eq!(median(&[]), 0.0);
+/// ```
+pub fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let m = s.len() / 2;
+    if s.len() % 2 == 1 {
+        s[m]
+    } else {
+        (s[m - 1] + s[m]) / 2.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Summary;

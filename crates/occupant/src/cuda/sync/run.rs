@@ -9,20 +9,8 @@ use crate::cuda::{Gpu, LaunchConfig, LaunchMode, Module};
 use crate::model::{Error, Result, Watchdog};
 use serde::Serialize;
 
-/// Median of a non-empty slice (0 when empty).
-pub fn median(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    let mut s = v.to_vec();
-    s.sort_by(|a, b| a.total_cmp(b));
-    let m = s.len() / 2;
-    if s.len() % 2 == 1 {
-        s[m]
-    } else {
-        (s[m - 1] + s[m]) / 2.0
-    }
-}
+/// Median of a non-empty slice (0 when empty): the model's.
+pub use crate::model::median;
 
 /// Ns per round of each of the first `blocks` blocks, from their (start, end) %globaltimer
 /// pairs; blocks that recorded no span are skipped.
