@@ -125,10 +125,18 @@ fn main() -> ExitCode {
         Command::Bench(BenchCommand::Forkjoin(a)) => forkjoin_cmd::run_forkjoin(&a),
         Command::Bench(BenchCommand::Nested(a)) => forkjoin_cmd::run_nested(&a),
         Command::Bench(BenchCommand::Placement(a)) => bench_placement::run(&a),
-        Command::Discover(args) if args.backend == backend_arg::Backend::Cuda => {
-            cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
-        }
-        Command::Discover(args) => cpu_discover::run(&args),
+        Command::Discover(args) => match args.backend {
+            backend_arg::Backend::Cuda => match backend_arg::open_gpu_or_fall_back("discover") {
+                // The benchmark opens the GPU itself.
+                Ok(Some(gpu)) => {
+                    drop(gpu);
+                    cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
+                }
+                Ok(None) => cpu_discover::run(&args),
+                Err(e) => Err(e),
+            },
+            backend_arg::Backend::Cpu => cpu_discover::run(&args),
+        },
         Command::Graph(cmd) => graph_cmd::run(&cmd),
         Command::Run(a) => run_cmd::run(&a),
         Command::Multitask(a) => multitask_cmd::run(&a),

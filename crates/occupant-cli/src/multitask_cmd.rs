@@ -113,8 +113,19 @@ pub fn run(a: &MultitaskArgs) -> Result<(), String> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     if a.backend == Backend::Cuda {
-        // The CUDA runner writes JSON, a table and (co-runs) the figures.
-        return crate::multitask_cuda::run(a, &variants, a.json.as_deref(), svg.as_deref());
+        // A kernel launched beside a spinning one waits for it under lazy module loading
+        // (../shared/GPU.md): load eagerly, before the process opens the GPU.
+        std::env::set_var("CUDA_MODULE_LOADING", "EAGER");
+        if let Some(gpu) = crate::backend_arg::open_gpu_or_fall_back("multitask")? {
+            // The CUDA runner writes JSON, a table and (co-runs) the figures.
+            return crate::multitask_cuda::run(
+                a,
+                &gpu,
+                &variants,
+                a.json.as_deref(),
+                svg.as_deref(),
+            );
+        }
     }
     if a.overhead {
         return Err(

@@ -14,6 +14,7 @@ use std::path::Path;
 /// Runs the CUDA co-runs; `json`: where to write every result (an array).
 pub fn run(
     a: &MultitaskArgs,
+    gpu: &occupant::cuda::Gpu,
     variants: &[ResizeVariant],
     json: Option<&Path>,
     svg: Option<&Path>,
@@ -52,10 +53,6 @@ pub fn run(
         .iter()
         .map(|s| coop_cuda::Share::parse(s).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
-    // A kernel launched beside a spinning one waits for it under lazy module loading
-    // (../shared/GPU.md): load eagerly, before the process opens the GPU.
-    std::env::set_var("CUDA_MODULE_LOADING", "EAGER");
-    let gpu = occupant::cuda::Gpu::open(0).map_err(|e| e.to_string())?;
     let g = match &source {
         Some(source) => {
             eprintln!("multitask: loading {source}");
@@ -74,7 +71,7 @@ pub fn run(
         depth: a.depth.unwrap_or(12),
     };
     if a.overhead {
-        return overhead(a, &gpu, g.as_ref(), &sources, size, json);
+        return overhead(a, gpu, g.as_ref(), &sources, size, json);
     }
     let barriers: Vec<BarrierMode> = variants
         .iter()
@@ -95,7 +92,7 @@ pub fn run(
     };
     println!("{}", coop_cuda::MultitaskResult::table_header());
     let results =
-        coop_cuda::run_multitask_sweep(&gpu, &sweep, &|line| eprintln!("{line}"), &mut |r| {
+        coop_cuda::run_multitask_sweep(gpu, &sweep, &|line| eprintln!("{line}"), &mut |r| {
             println!("{}", r.table_row())
         })
         .map_err(|e| e.to_string())?;

@@ -1,7 +1,7 @@
 //! `occupant run <app>`: one graph application on a file or a generated graph, in one variant
 //! or all of a backend's; a short summary, JSON, the per-vertex result as text.
 
-use crate::backend_arg::Backend;
+use crate::backend_arg::{open_gpu_or_fall_back, Backend};
 use crate::cli_values::at_least_one;
 use crate::output_path;
 use clap::Args;
@@ -114,6 +114,24 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         (None, Some(s)) => GraphSource::Spec(s.parse().map_err(|e| format!("{e}"))?),
         _ => return Err("give a graph with --graph FILE or --gen SPEC".into()),
     };
+    // The GPU before the graph (which may take long to load): without one, the CPU runs the
+    // CUDA variants' counterparts.
+    let gpu = if cuda {
+        open_gpu_or_fall_back("run")?
+    } else {
+        None
+    };
+    let variants = if cuda && gpu.is_none() {
+        let mut cpu: Vec<Variant> = Vec::new();
+        for v in variants.iter().map(|v| v.cpu_counterpart()) {
+            if !cpu.contains(&v) {
+                cpu.push(v);
+            }
+        }
+        cpu
+    } else {
+        variants
+    };
     let t = Instant::now();
     let g = source
         .load(&BuildOptions::default())
@@ -138,7 +156,7 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         max_iterations: a.max_iterations,
         seed: a.seed,
     };
-    let mut session = session(a, app, &g, &p)?;
+    let mut session = session(a, gpu.as_ref(), app, &g, &p)?;
     let VariantRuns {
         mut reports,
         first_output,
@@ -183,17 +201,17 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
     }
 }
 
-/// The session of `app` on `g` on the chosen backend (CUDA: programs compiled and the input
-/// uploaded once for every variant and run).
+/// The session of `app` on `g` on `gpu`, else on the CPU (CUDA: programs compiled and the
+/// input uploaded once for every variant and run).
 fn session<'g>(
     a: &RunArgs,
+    gpu: Option<&Gpu>,
     app: AppKind,
     g: &'g Csr,
     p: &AppParams,
 ) -> Result<AppSession<'g>, String> {
-    if a.backend == Backend::Cuda {
-        let gpu = Gpu::open(0).map_err(|e| e.to_string())?;
-        return AppSession::cuda(&gpu, app, g, p).map_err(|e| e.to_string());
+    if let Some(gpu) = gpu {
+        return AppSession::cuda(gpu, app, g, p).map_err(|e| e.to_string());
     }
     let model = match a.compute_units {
         Some(compute_units) => ExecModel::OccupancyBound { compute_units },

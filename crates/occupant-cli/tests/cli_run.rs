@@ -92,3 +92,70 @@ fn bad_arguments_are_clear_errors() {
     assert!(!ok && err.contains("--graph"), "{err}");
     assert!(!err.contains("panicked"));
 }
+
+#[test]
+fn cuda_without_a_gpu_falls_back_to_the_cpu_with_one_line() {
+    if occupant::cuda::probe_device().is_ok() {
+        return; // a GPU is here: the CUDA run is gpu_apps' (occupant-apps) to check
+    }
+    // Every CUDA variant maps to its CPU counterpart (the one-launch-per-step ones to
+    // multi-launch, the one-launch ones to persistent), each run once.
+    for (variant, expect) in [
+        ("all", &["multi-launch (cpu)", "persistent (cpu"][..]),
+        ("graph-while", &["multi-launch (cpu)"][..]),
+        ("cooperative", &["persistent (cpu"][..]),
+    ] {
+        let (ok, stdout, err) = occupant(&[
+            "run",
+            "sssp",
+            "--gen",
+            "grid:6x5",
+            "--backend",
+            "cuda",
+            "--variant",
+            variant,
+            "--verify",
+        ]);
+        assert!(ok, "{variant}: {err}");
+        assert_eq!(
+            err.lines()
+                .filter(|l| l.contains("running on the CPU backend instead"))
+                .count(),
+            1,
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "one line, nothing else: {err}");
+        for e in expect {
+            assert_eq!(stdout.matches(e).count(), 1, "{variant}: {e} in {stdout}");
+        }
+        assert_eq!(stdout.matches("verified").count(), expect.len(), "{stdout}");
+    }
+    // An unknown CUDA variant is still named as one.
+    let (ok, _, err) = occupant(&[
+        "run",
+        "bfs",
+        "--gen",
+        "grid:6x5",
+        "--backend",
+        "cuda",
+        "--variant",
+        "nope",
+    ]);
+    assert!(!ok && err.contains("unknown CUDA variant `nope`"), "{err}");
+    // multitask falls back too; a CUDA-only cooperative app then says where it runs.
+    let (ok, _, err) = occupant(&[
+        "multitask",
+        "--backend",
+        "cuda",
+        "--app",
+        "pagerank",
+        "--gen",
+        "grid:4x4",
+    ]);
+    assert!(!ok, "{err}");
+    assert!(err.contains("running on the CPU backend instead"), "{err}");
+    assert!(
+        err.contains("no cooperative CPU app `pagerank`") && err.contains("--backend cuda"),
+        "{err}"
+    );
+}

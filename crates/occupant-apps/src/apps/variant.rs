@@ -67,6 +67,30 @@ impl Variant {
         !matches!(self, Variant::CpuMultiLaunch | Variant::CpuPersistent)
     }
 
+    /// The CPU variant that computes the same thing the same way: the one-launch-per-step
+    /// CUDA variants (multi-kernel, graph, graph-while) map to multi-launch, the one-launch
+    /// ones (cooperative, occupancy-api, persistent) to persistent; a CPU variant is its own.
+    /// Used when `--backend cuda` finds no GPU and a run falls back to the CPU.
+    ///
+    /// ```
+    /// use occupant_apps::apps::Variant;
+    /// assert_eq!(Variant::CudaGraphWhile.cpu_counterpart(), Variant::CpuMultiLaunch);
+    /// assert_eq!(Variant::CudaCooperative.cpu_counterpart(), Variant::CpuPersistent);
+    /// assert_eq!(Variant::CpuPersistent.cpu_counterpart(), Variant::CpuPersistent);
+    /// ```
+    pub fn cpu_counterpart(self) -> Variant {
+        match self {
+            Variant::CpuMultiLaunch
+            | Variant::CudaMultiKernel
+            | Variant::CudaGraph
+            | Variant::CudaGraphWhile => Variant::CpuMultiLaunch,
+            Variant::CpuPersistent
+            | Variant::CudaCooperative
+            | Variant::CudaOccupancyApi
+            | Variant::CudaPersistent => Variant::CpuPersistent,
+        }
+    }
+
     /// The variants of one backend.
     pub fn of_backend(backend_is_cuda: bool) -> &'static [Variant] {
         if backend_is_cuda {

@@ -180,9 +180,15 @@ impl App {
         let app = match name {
             "bfs" => GraphApp::Bfs,
             "sssp" => GraphApp::Sssp,
-            _ => {
+            "octree" | "game" => {
                 return Err(Error::Input(format!(
                     "app `{name}` takes no graph: the graph apps are bfs and sssp"
+                )))
+            }
+            _ => {
+                return Err(Error::Input(format!(
+                    "no cooperative CPU app `{name}`: the CPU's are octree, game, bfs and sssp \
+                     (cc, pagerank, color and mis run with --backend cuda on a GPU)"
                 )))
             }
         };
