@@ -50,7 +50,9 @@ fn persistent_rounds_with_every_barrier() {
             continue;
         }
         let prog = prog.unwrap();
-        for threads in [128usize, 256, 1024] {
+        // The measured shapes' block sizes, and two that are not a multiple of a warp (the
+        // last warp partial: Replica's poller, Relay's warp-0 mask).
+        for threads in [128usize, 256, 1024, 33, 1000] {
             let data = gpu.alloc_zeroed::<u32>(n as usize).unwrap();
             let errors = gpu.alloc_zeroed::<u32>(1).unwrap();
             let groups = gpu.alloc_zeroed::<u32>(1).unwrap();
@@ -90,13 +92,23 @@ fn persistent_rounds_with_every_barrier() {
         "shape-aware barrier for blocks of 256: {}",
         shaped.barrier()
     );
-    for prog in [&prog, &prog, &shaped] {
+    // A block size no table measures (the nearest shape's kind).
+    let odd = PersistentProgram::compile_for_block(
+        &gpu,
+        1000,
+        "persistent_rounds.cu",
+        SRC,
+        &Default::default(),
+    )
+    .unwrap();
+    println!("shape-aware barrier for blocks of 1000: {}", odd.barrier());
+    for (prog, threads) in [(&prog, 256), (&prog, 256), (&shaped, 256), (&odd, 1000)] {
         let data = gpu.alloc_zeroed::<u32>(n as usize).unwrap();
         let errors = gpu.alloc_zeroed::<u32>(1).unwrap();
         let groups = gpu.alloc_zeroed::<u32>(1).unwrap();
         prog.launch_with(
             "rounds",
-            &LaunchConfig::new(occupant::cuda::LaunchMode::Plain, 256),
+            &LaunchConfig::new(occupant::cuda::LaunchMode::Plain, threads),
             &args![&data, n, 20u32, &errors, &groups],
         )
         .unwrap();

@@ -93,6 +93,29 @@ fn mutexes_count_every_acquisition() {
     }
 }
 
+/// Every mutex kind with blocks whose last warp is partial (33 threads) and with 1000 threads
+/// (the lock is taken by one thread per block; the rest wait at the block's barriers).
+#[test]
+fn mutexes_count_every_acquisition_at_odd_block_sizes() {
+    let Some(gpu) = gpu_or_skip("mutexes_count_every_acquisition_at_odd_block_sizes") else {
+        return;
+    };
+    for threads in [33usize, 1000] {
+        let full = gpu.info().resident_blocks_bound(threads as u32) as usize;
+        for &kind in MutexKind::ALL {
+            let blocks = kind.capacity().map_or(full, |c| c.min(full));
+            let iters = 20_000usize.div_ceil(blocks) as u32;
+            let r = run_mutex(&gpu, kind, blocks, threads, iters, true, wd())
+                .unwrap_or_else(|e| panic!("{kind} x{threads}: {e}"));
+            assert_eq!(
+                r.counter,
+                blocks as u64 * u64::from(iters),
+                "{kind} {blocks}x{threads}: lost updates"
+            );
+        }
+    }
+}
+
 fn check_semaphores(gpu: &Gpu, kinds: &[SemaphoreKind], blocks: usize) {
     let w = Watchdog::default().with_timeout(Duration::from_secs(10));
     let iters = (ROUNDS as usize).div_ceil(blocks) as u32;
