@@ -8,7 +8,7 @@ use crate::cli_values::at_least_one;
 use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series};
 use crate::output_path::{check_file, check_out_dir};
 use occupant::cuda::sync::bench::{
-    barrier_shapes, merge_tables, mutex_label, read_shape_table_file, run_primitives,
+    merge_tables, mutex_label, read_shape_table_file, run_primitives,
     store_shape_table, BenchShape, PrimitivesConfig, PrimitivesReport,
 };
 use occupant::cuda::sync::{MutexKind, SemaphoreKind};
@@ -52,10 +52,18 @@ pub struct PrimitivesBenchArgs {
     /// Also write the measured shape table to this file, e.g.
     /// `crates/occupant/src/cuda/sync/shapes/<gpu>.json` to build it into the library for a
     /// new device (every `*.json` there is built in, matched by the GPU's results folder name).
-    /// An existing table of the same kind of GPU is merged into: the classes this run measures
-    /// (plain or skewed barriers, mutexes, semaphores) are replaced, the others kept.
+    /// An existing table of the same kind of GPU is merged into: what this run measures (the
+    /// class — plain or skewed barriers, mutexes — at each of its shapes) is replaced, the
+    /// rest kept.
     #[arg(long)]
     shape_table: Option<PathBuf>,
+    /// Measure the barriers in these shapes instead of the built-in list, comma-separated
+    /// `<blocks>x<threads>` (e.g. `396x128,1056x128`): each shape's summary compares the
+    /// built-in table's pick with the best kind measured there (a check of the shape-aware
+    /// default where no table has measured); with --shape-table they are merged into the
+    /// table beside its other shapes.
+    #[arg(long, value_delimiter = ',')]
+    shapes: Vec<String>,
 }
 
 /// Runs it.
@@ -65,6 +73,12 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
         check_file(p)?;
     }
     let gpu = open_cuda(&args.backend)?;
+    let shapes = args
+        .shapes
+        .iter()
+        .map(|s| BenchShape::parse(s, gpu.info()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
     // Read (and check) a table to merge into before the run, not after it.
     let existing = match &args.shape_table {
         Some(p) => read_shape_table_file(p, &gpu.info().name).map_err(|e| e.to_string())?,
@@ -80,6 +94,7 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
         semaphores: !args.no_semaphores && args.skew_ns == 0,
         watchdog: Watchdog::default().with_timeout(Duration::from_secs(5)),
         skew_ns: args.skew_ns,
+        shapes,
     };
     let out = run_primitives(&gpu, &cfg, &mut |line| println!("{line}"));
     let dir = out_dir(&gpu, &args.out)?;
@@ -119,7 +134,7 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
             None => println!("wrote {}", p.display()),
         }
     }
-    plots(&dir, &out, &barrier_shapes(gpu.info()))?;
+    plots(&dir, &out, &cfg.barrier_shapes(gpu.info()))?;
     Ok(())
 }
 

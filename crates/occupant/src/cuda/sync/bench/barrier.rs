@@ -25,6 +25,55 @@ pub struct BenchShape {
     pub threads: usize,
 }
 
+impl BenchShape {
+    /// A shape given as `"<blocks>x<threads>"` (e.g. `396x128`), checked against `info`: at
+    /// least one block, 1 to `max_threads_per_block` threads, and no more blocks than can be
+    /// resident at once (the hardware bound: a barrier over more would deadlock). The error
+    /// names the limit and the numbers.
+    ///
+    /// ```no_run
+    /// # fn main() -> occupant::Result<()> {
+    /// use occupant::cuda::sync::bench::BenchShape;
+    /// let gpu = occupant::cuda::Gpu::open(0)?;
+    /// let s = BenchShape::parse("264x1024", gpu.info())?;
+    /// assert_eq!((s.blocks, s.threads), (264, 1024));
+    /// assert!(BenchShape::parse("264x2048", gpu.info()).is_err());
+    /// # Ok(()) }
+    /// ```
+    pub fn parse(spec: &str, info: &DeviceInfo) -> crate::Result<BenchShape> {
+        let bad = |why: String| crate::Error::Input(format!("shape `{spec}`: {why}"));
+        let (b, t) = spec
+            .trim()
+            .split_once(['x', 'X'])
+            .ok_or_else(|| bad("expected <blocks>x<threads>, e.g. 396x128".into()))?;
+        let num = |v: &str, what: &str| {
+            v.trim()
+                .parse::<usize>()
+                .map_err(|_| bad(format!("{what} `{v}` is not a whole number")))
+        };
+        let (blocks, threads) = (num(b, "blocks")?, num(t, "threads")?);
+        let max_t = info.max_threads_per_block as usize;
+        if threads == 0 || threads > max_t {
+            return Err(bad(format!(
+                "{threads} threads per block; this GPU takes 1 to {max_t}"
+            )));
+        }
+        let bound = info.resident_blocks_bound(threads as u32) as usize;
+        if blocks == 0 || blocks > bound {
+            return Err(bad(format!(
+                "{blocks} blocks; 1 to {bound} blocks of {threads} threads can be resident at \
+                 once on this GPU ({} SMs)",
+                info.sm_count
+            )));
+        }
+        Ok(BenchShape {
+            name: format!("{blocks}x{threads}"),
+            blocks,
+            threads,
+        })
+    }
+}
+
 /// The shapes: one block per SM of 128, 256 and 1024 threads, full occupancy at the same block
 /// sizes (the hardware's resident-block bound), and between them 2 blocks per SM of 128, 256
 /// and 512 threads and 4 of 128 and 256 (where the shape table answers for a shape it has not
@@ -412,4 +461,65 @@ pub(super) fn summarise(
         });
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h200() -> DeviceInfo {
+        DeviceInfo {
+            ordinal: 0,
+            name: "NVIDIA H200".into(),
+            compute_capability: (9, 0),
+            arch: "sm_90".into(),
+            sm_count: 132,
+            total_memory: 141 << 30,
+            clock_khz: 1_980_000,
+            memory_clock_khz: 3_201_000,
+            memory_bus_bits: 6144,
+            l2_bytes: 60 << 20,
+            max_threads_per_block: 1024,
+            max_threads_per_sm: 2048,
+            max_blocks_per_sm: 32,
+            max_shared_per_block: 232_448,
+            shared_per_sm: 233_472,
+            registers_per_sm: 65_536,
+            cooperative_launch: true,
+            driver_version: "13.0".into(),
+            nvrtc_version: None,
+        }
+    }
+
+    #[test]
+    fn shapes_parse_within_the_hardware_bounds_and_say_which_limit_otherwise() {
+        let info = h200();
+        let s = BenchShape::parse(" 396x128", &info).unwrap();
+        assert_eq!((s.name.as_str(), s.blocks, s.threads), ("396x128", 396, 128));
+        assert_eq!(BenchShape::parse("4224X32", &info).unwrap().blocks, 4224);
+        assert_eq!(BenchShape::parse("264x1024", &info).unwrap().threads, 1024);
+        for (spec, says) in [
+            ("396", "expected <blocks>x<threads>"),
+            ("ax128", "blocks `a`"),
+            ("10x-1", "threads `-1`"),
+            ("10x0", "1 to 1024"),
+            ("10x2048", "1 to 1024"),
+            ("0x128", "1 to 2112 blocks of 128 threads"),
+            ("265x1024", "1 to 264 blocks of 1024 threads"),
+            ("4225x32", "1 to 4224 blocks"),
+        ] {
+            let e = BenchShape::parse(spec, &info).unwrap_err().to_string();
+            assert!(e.contains(spec.trim()) && e.contains(says), "{spec}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_configuration_measures_its_shapes_or_the_built_in_list() {
+        let info = h200();
+        let mut cfg = PrimitivesConfig::default();
+        assert_eq!(cfg.barrier_shapes(&info), barrier_shapes(&info));
+        assert_eq!(barrier_shapes(&info).len(), 11);
+        cfg.shapes = vec![BenchShape::parse("396x128", &info).unwrap()];
+        assert_eq!(cfg.barrier_shapes(&info), cfg.shapes);
+    }
 }

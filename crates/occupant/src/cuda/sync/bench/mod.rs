@@ -63,6 +63,21 @@ pub struct PrimitivesConfig {
     /// ([`PERSISTENT_POLL_PAUSE_SHIFT`](crate::cuda::PERSISTENT_POLL_PAUSE_SHIFT)). 0: all
     /// blocks arrive together ([`ShapeClass::Barrier`](crate::model::ShapeClass)).
     pub skew_ns: u32,
+    /// The barrier shapes to measure ([`BenchShape::parse`]); empty: [`barrier_shapes`], the
+    /// built-in list. Other shapes check the shape-aware default where no table has measured
+    /// (each shape's summary compares the built-in table's pick with the best of the run).
+    pub shapes: Vec<BenchShape>,
+}
+
+impl PrimitivesConfig {
+    /// The barrier shapes this configuration measures on `info`'s device.
+    pub fn barrier_shapes(&self, info: &DeviceInfo) -> Vec<BenchShape> {
+        if self.shapes.is_empty() {
+            barrier_shapes(info)
+        } else {
+            self.shapes.clone()
+        }
+    }
 }
 
 impl Default for PrimitivesConfig {
@@ -77,6 +92,7 @@ impl Default for PrimitivesConfig {
             semaphores: true,
             watchdog: Watchdog::default().with_timeout(Duration::from_secs(5)),
             skew_ns: 0,
+            shapes: Vec::new(),
         }
     }
 }
@@ -109,7 +125,7 @@ pub fn run_primitives(
 ) -> PrimitivesReport {
     let info = gpu.info().clone();
     let mut table = ShapeTable::new(&info.name);
-    let shapes = barrier_shapes(&info);
+    let shapes = cfg.barrier_shapes(&info);
     let mut report = PrimitivesReport {
         device: info,
         barrier: Vec::new(),
@@ -139,13 +155,34 @@ pub fn run_primitives(
     report
 }
 
-/// `new` with the measurements of `old` whose class `new` has none of (a run with skewed
-/// arrivals measures only [`ShapeClass::BarrierSkewed`](crate::model::ShapeClass) and keeps
-/// the stored barrier and mutex entries; a run without keeps the stored skewed entries).
+/// `new` with the measurements of `old` at the (class, shape) points `new` has none of: a
+/// run replaces what it measured and keeps the rest (a run with skewed arrivals measures only
+/// [`ShapeClass::BarrierSkewed`](crate::model::ShapeClass) and keeps the stored barrier and
+/// mutex entries; a run of a few shapes, [`PrimitivesConfig::shapes`], adds them and keeps the
+/// other shapes).
+///
+/// ```
+/// use occupant::cuda::sync::bench::merge_tables;
+/// use occupant::model::{LaunchShape, ShapeClass, ShapeTable};
+/// let (a, b) = (LaunchShape::new(132, 128), LaunchShape::new(396, 128));
+/// let mut old = ShapeTable::new("GPU");
+/// old.record(ShapeClass::Barrier, "lean", a, 900.0);
+/// old.record(ShapeClass::Barrier, "relay", a, 1900.0);
+/// old.record(ShapeClass::Barrier, "lean", b, 1200.0);
+/// let mut new = ShapeTable::new("GPU");
+/// new.record(ShapeClass::Barrier, "lean", b, 1100.0);
+/// let t = merge_tables(&old, &new);
+/// assert_eq!(t.measurements.len(), 3); // a's two kept, b's replaced
+/// assert!(t.measurements.iter().all(|m| m.shape != b || m.ns_per_op == 1100.0));
+/// ```
 pub fn merge_tables(old: &ShapeTable, new: &ShapeTable) -> ShapeTable {
     let mut t = new.clone();
     for m in &old.measurements {
-        if !new.measurements.iter().any(|n| n.class == m.class) {
+        if !new
+            .measurements
+            .iter()
+            .any(|n| n.class == m.class && n.shape == m.shape)
+        {
             t.measurements.push(m.clone());
         }
     }
