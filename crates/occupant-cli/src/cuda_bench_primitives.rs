@@ -8,8 +8,8 @@ use crate::cli_values::at_least_one;
 use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series};
 use crate::output_path::{check_file, check_out_dir};
 use occupant::cuda::sync::bench::{
-    merge_tables, mutex_label, read_shape_table_file, run_primitives,
-    store_shape_table, BenchShape, PrimitivesConfig, PrimitivesReport,
+    merge_tables, mutex_label, read_shape_table_file, run_primitives, store_shape_table,
+    BenchShape, PrimitivesConfig, PrimitivesReport,
 };
 use occupant::cuda::sync::{MutexKind, SemaphoreKind};
 use occupant::model::Watchdog;

@@ -27,6 +27,7 @@ fn barriers() -> Vec<(BarrierKind, u32)> {
         (BarrierKind::Atomic, 1),
         (BarrierKind::Hierarchical, 1),
         (BarrierKind::Hierarchical, 8),
+        (BarrierKind::LeanEager, 1),
     ]
 }
 

@@ -90,7 +90,7 @@ impl Control {
 }
 
 /// The primitive ids of `occ::Prim` (device/watchdog.cuh), in order.
-pub const PRIMITIVES: [&str; 35] = [
+pub const PRIMITIVES: [&str; 36] = [
     "user",
     "naive_barrier",
     "xf_barrier",
@@ -126,6 +126,7 @@ pub const PRIMITIVES: [&str; 35] = [
     "lean_bell_barrier",
     "lean_pause_barrier",
     "lazy_combining_mutex",
+    "lean_eager_barrier",
 ];
 
 /// The name of device primitive id `id` (`occ::Prim`), `"unknown"` for an id not in the table.

@@ -62,6 +62,36 @@ impl LaunchShape {
             d + 1000.0
         }
     }
+
+    /// Which of `a` and `b` is nearer to this shape: the smaller [`distance`](Self::distance),
+    /// and at equal distance the one with the nearer participant count (a barrier's cost
+    /// follows the arrivals more than the block size: 1056 x 128 takes 1056 x 256's kind, not
+    /// 2112 x 128's), then the smaller shape, so that the choice never depends on the order of
+    /// the measurements.
+    ///
+    /// ```
+    /// use occupant::model::LaunchShape;
+    /// use std::cmp::Ordering;
+    /// let q = LaunchShape::new(1056, 128);
+    /// let (more, wider) = (LaunchShape::new(2112, 128), LaunchShape::new(1056, 256));
+    /// assert_eq!(q.distance(&more), q.distance(&wider));
+    /// assert_eq!(q.nearer(&wider, &more), Ordering::Less);
+    /// assert_eq!(q.nearer(&more, &wider), Ordering::Greater);
+    /// ```
+    pub fn nearer(&self, a: &LaunchShape, b: &LaunchShape) -> std::cmp::Ordering {
+        let lr = |x: usize, y: usize| ((x.max(1) as f64) / (y.max(1) as f64)).log2().abs();
+        self.distance(a)
+            .total_cmp(&self.distance(b))
+            .then(
+                lr(self.participants, a.participants)
+                    .total_cmp(&lr(self.participants, b.participants)),
+            )
+            .then((a.participants, a.block_threads, a.cluster).cmp(&(
+                b.participants,
+                b.block_threads,
+                b.cluster,
+            )))
+    }
 }
 
 impl std::fmt::Display for LaunchShape {
@@ -147,7 +177,7 @@ impl ShapeTable {
             .iter()
             .filter(|m| m.class == class)
             .map(|m| m.shape)
-            .min_by(|a, b| shape.distance(a).total_cmp(&shape.distance(b)))
+            .min_by(|a, b| shape.nearer(a, b))
     }
 
     /// Every kind measured at exactly `shape`, fastest first.
@@ -175,7 +205,7 @@ impl ShapeTable {
             .iter()
             .filter(|m| m.class == class && allowed(&m.kind))
             .map(|m| m.shape)
-            .min_by(|a, b| shape.distance(a).total_cmp(&shape.distance(b)))?;
+            .min_by(|a, b| shape.nearer(a, b))?;
         self.ranking(class, near)
             .into_iter()
             .find(|(k, _)| allowed(k))

@@ -101,10 +101,12 @@ typedef sync::LeanBarrier PersistentBarrier;  // 1024 words
 typedef sync::LeanBellBarrier PersistentBarrier;  // 64 words
 #elif OCC_PERSISTENT_BARRIER == 33
 typedef sync::LeanPauseBarrier PersistentBarrier;  // 32 words
+#elif OCC_PERSISTENT_BARRIER == 35
+typedef sync::LeanEagerBarrier PersistentBarrier;  // 32 words
 #elif OCC_PERSISTENT_BARRIER == 4
 typedef sync::HierarchicalBarrier PersistentBarrier;
 #else
-#error "OCC_PERSISTENT_BARRIER: occ::PersistentKernel holds state for kinds 2, 3, 4, 17, 18, 26, 27, 28, 32, 33"
+#error "OCC_PERSISTENT_BARRIER: occ::PersistentKernel holds state for kinds 2, 3, 4, 17, 18, 26, 27, 28, 32, 33, 35"
 #endif
 
 namespace detail {

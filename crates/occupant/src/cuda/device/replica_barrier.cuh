@@ -284,7 +284,7 @@ namespace sync {
 template <unsigned LINES = OCC_REPLICA_LINES, unsigned DEPTH = OCC_POLL_DEPTH,
           unsigned GAP = OCC_POLL_GAP_CYCLES, unsigned EVERY = OCC_POLL_EVERY,
           bool ATOM = OCC_REPLICA_ATOM, unsigned DELAY = OCC_REPLICA_DELAY_CYCLES,
-          bool ADAPTIVE = true>
+          bool ADAPTIVE = true, unsigned PRIM = 0u>
 struct ReplicaBarrierT {
   static_assert(LINES >= 1u && LINES <= 32u, "OCC_REPLICA_LINES: 1 to 32 (lanes of warp 0)");
   static_assert(!ATOM || LINES == 1u, "a returned arrival: one line");
@@ -310,10 +310,10 @@ struct ReplicaBarrierT {
   __device__ __forceinline__ bool wait() {
     ++epoch;
     __syncthreads();
-    return pulse::replicated_wait<DEPTH, GAP, EVERY, ATOM>(ATOM ? Prim::LeanBarrier
-                                                               : Prim::ReplicaBarrier,
-                                                          lines, r, mine, true, epoch * n, delay,
-                                                          throttle);
+    // PRIM: the watchdog's id for the waits (0: Lean's with ATOM, else Replica's).
+    const unsigned prim = PRIM != 0u ? PRIM : ATOM ? Prim::LeanBarrier : Prim::ReplicaBarrier;
+    return pulse::replicated_wait<DEPTH, GAP, EVERY, ATOM>(prim, lines, r, mine, true, epoch * n,
+                                                          delay, throttle);
   }
 };
 
@@ -529,6 +529,13 @@ struct LeanPauseBarrierT {
 using ReplicaBarrier = ReplicaBarrierT<>;
 using RelayBarrier = RelayBarrierT<>;
 using LeanBarrier = ReplicaBarrierT<1u, 1u, 0u, OCC_POLL_EVERY, true, OCC_LEAN_DELAY_CYCLES, true>;
+/// LeanEagerBarrier (kind lean_eager): Lean without the pause before the first poll at any
+/// number of blocks. Where the pause costs more than the polls it keeps off the line (an H200
+/// at 2-3 blocks per SM: 264x384 lean 1111 ns, grid.sync 969; the persistent programs' probe
+/// turns the pause off there), the shape table picks this kind for plain barriers. Same
+/// orderings as Lean (CPU twin: occupant::cpu::sync::LeanBarrier). State: one line.
+using LeanEagerBarrier =
+    ReplicaBarrierT<1u, 1u, 0u, OCC_POLL_EVERY, true, 0u, false, Prim::LeanEagerBarrier>;
 using LeanLinesBarrier = LeanLinesBarrierT<>;
 using LeanBellBarrier = LeanBellBarrierT<>;
 using LeanPauseBarrier = LeanPauseBarrierT<>;

@@ -75,6 +75,7 @@ enum Prim : unsigned {
   LeanBellBarrier = 32,
   LeanPauseBarrier = 33,
   LazyCombiningMutex = 34,
+  LeanEagerBarrier = 35,
 };
 
 /// The per-module watchdog record, shared by the host runtime and the device code.

@@ -93,6 +93,11 @@ kind_enum! {
         /// many): early arrivers keep their polls off the line while the rest arrive. Lean at
         /// one block per SM or fewer. CPU twin: `occupant::cpu::sync::LeanBarrier`.
         LeanPause => "lean_pause", "occ::sync::LeanPauseBarrier", 33;
+        /// Lean without the pause before the first poll, at any number of blocks
+        /// (replica_barrier.cuh): for the GPUs and shapes where the pause costs more than the
+        /// polls it keeps off the line (an H200 at 2-3 blocks per SM). CPU twin:
+        /// `occupant::cpu::sync::LeanBarrier`.
+        LeanEager => "lean_eager", "occ::sync::LeanEagerBarrier", 35;
     }
 }
 
@@ -198,7 +203,7 @@ impl BarrierKind {
             BarrierKind::Replica | BarrierKind::Lean => 32 * 32,
             // The arrival line and the doorbell line.
             BarrierKind::LeanBell => 64,
-            BarrierKind::LeanPause => 32,
+            BarrierKind::LeanPause | BarrierKind::LeanEager => 32,
             // 32 root lines, then OCC_RELAY_LEAVES = 480 leaf lines.
             BarrierKind::Relay => 32 * (32 + 480),
         }

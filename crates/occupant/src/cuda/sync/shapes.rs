@@ -104,7 +104,7 @@ impl MachineAbstraction {
             .iter()
             .filter(|m| m.class == ShapeClass::BarrierSkewed && ok(&m.kind))
             .map(|m| m.shape)
-            .min_by(|a, b| shape.distance(a).total_cmp(&shape.distance(b)))
+            .min_by(|a, b| shape.nearer(a, b))
         else {
             return self.barrier_for_where(shape, allowed);
         };

@@ -495,7 +495,10 @@ mod tests {
     fn shapes_parse_within_the_hardware_bounds_and_say_which_limit_otherwise() {
         let info = h200();
         let s = BenchShape::parse(" 396x128", &info).unwrap();
-        assert_eq!((s.name.as_str(), s.blocks, s.threads), ("396x128", 396, 128));
+        assert_eq!(
+            (s.name.as_str(), s.blocks, s.threads),
+            ("396x128", 396, 128)
+        );
         assert_eq!(BenchShape::parse("4224X32", &info).unwrap().blocks, 4224);
         assert_eq!(BenchShape::parse("264x1024", &info).unwrap().threads, 1024);
         for (spec, says) in [
