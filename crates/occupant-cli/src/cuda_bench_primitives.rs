@@ -64,6 +64,11 @@ pub struct PrimitivesBenchArgs {
     /// table beside its other shapes.
     #[arg(long, value_delimiter = ',')]
     shapes: Vec<String>,
+    /// Launches of each barrier design per shape, interleaved; the figures and the shape
+    /// table's entries are their medians (a single launch's time moves by a few per cent with
+    /// where its state lands in L2).
+    #[arg(long, default_value_t = 1, value_parser = at_least_one::<u32>)]
+    runs: u32,
 }
 
 /// Runs it.
@@ -95,6 +100,7 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
         watchdog: Watchdog::default().with_timeout(Duration::from_secs(5)),
         skew_ns: args.skew_ns,
         shapes,
+        runs: args.runs,
     };
     let out = run_primitives(&gpu, &cfg, &mut |line| println!("{line}"));
     let dir = out_dir(&gpu, &args.out)?;

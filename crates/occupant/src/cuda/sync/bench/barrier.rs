@@ -11,7 +11,7 @@ use crate::cuda::sync::run::{
     BARRIER_LAB_CLUSTER_PROBES, BARRIER_LAB_PROBES,
 };
 use crate::cuda::{DeviceInfo, Gpu, PERSISTENT_POLL_PAUSE_SHIFT};
-use crate::model::{LaunchShape, ShapeClass, ShapeTable};
+use crate::model::{median, LaunchShape, ShapeClass, ShapeTable};
 use serde::Serialize;
 
 /// One launch shape of the barrier benchmark.
@@ -136,8 +136,12 @@ pub struct BarrierPoint {
     pub ns_per_barrier: Option<f64>,
     /// Why it could not be measured.
     pub error: Option<String>,
-    /// The run's details (ours only).
+    /// The run's details (ours only; the first of several runs).
     pub run: Option<BarrierRun>,
+    /// Every run's ns per barrier when there were several
+    /// ([`PrimitivesConfig::runs`](super::PrimitivesConfig)); `ns_per_barrier` is their median.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ns_runs: Vec<f64>,
 }
 
 /// Per shape: our fastest barrier, grid.sync(), and the shape-aware default.
@@ -189,8 +193,13 @@ pub(super) fn measure(
         .collect();
     let class = class_of(cfg);
     log(&format!(
-        "barrier latency, ns per barrier ({} rounds, median over blocks{})",
+        "barrier latency, ns per barrier ({} rounds, median over blocks{}{})",
         cfg.rounds,
+        if cfg.runs > 1 {
+            format!(", median of {} interleaved launches", cfg.runs)
+        } else {
+            String::new()
+        },
         if cfg.skew_ns > 0 {
             format!(
                 ", skewed arrivals: a random delay < {} ns before each; our kinds with the \
@@ -225,28 +234,49 @@ pub(super) fn measure(
         if cfg.skew_ns == 0 {
             designs.push(("naive counter (no discovery)".into(), Design::Naive));
         }
-        for (name, d) in designs {
-            let (b, t, r, w) = (s.blocks, s.threads, cfg.rounds, cfg.watchdog);
-            let (ns, run, err) = match d {
-                Design::Kind(kind, c) => {
-                    match run_barrier_with(gpu, kind, b, t, c, r, false, w, &kind_extra) {
-                        Ok(run) => {
-                            // A cluster launch may leave blocks out (at 16 blocks per SM only 8 are
-                            // resident in clusters on an H100): only a run over every launched
-                            // block stands for the shape.
-                            if run.participants == b {
-                                let shape = LaunchShape::new(b, t).with_cluster(c);
-                                table.record(class, kind.name(), shape, run.ns_per_barrier);
-                            }
-                            (Some(run.ns_per_barrier), Some(run), None)
+        // cfg.runs interleaved rounds over the designs (each a fresh launch and state
+        // buffer): a design's figure is its median, so that no design's one unlucky launch
+        // (where its state landed, what ran before it) decides the table.
+        let (b, t, r, w) = (s.blocks, s.threads, cfg.rounds, cfg.watchdog);
+        let mut got: Vec<Vec<(f64, Option<BarrierRun>)>> = vec![Vec::new(); designs.len()];
+        let mut errors: Vec<Option<String>> = vec![None; designs.len()];
+        for _ in 0..cfg.runs.max(1) {
+            for (i, (_, d)) in designs.iter().enumerate() {
+                let (ns, run, err) = match *d {
+                    Design::Kind(kind, c) => {
+                        match run_barrier_with(gpu, kind, b, t, c, r, false, w, &kind_extra) {
+                            Ok(run) => (Some(run.ns_per_barrier), Some(run), None),
+                            Err(e) => (None, None, Some(e.to_string())),
                         }
-                        Err(e) => (None, None, Some(e.to_string())),
                     }
+                    Design::GridSync => split(run_grid_sync_with(gpu, b, t, r, &extra)),
+                    Design::Naive => split(run_naive_barrier(gpu, b, t, r, w)),
+                };
+                match ns {
+                    Some(ns) => got[i].push((ns, run)),
+                    None => errors[i] = errors[i].take().or(err),
                 }
-                Design::GridSync => split(run_grid_sync_with(gpu, b, t, r, &extra)),
-                Design::Naive => split(run_naive_barrier(gpu, b, t, r, w)),
-            };
-            out.push(point(s, name, ns, run, err, log));
+            }
+        }
+        for (((name, d), runs), err) in designs.into_iter().zip(got).zip(errors) {
+            let ns_runs: Vec<f64> = runs.iter().map(|(ns, _)| *ns).collect();
+            let ns = (!ns_runs.is_empty()).then(|| median(&ns_runs));
+            let run = runs.into_iter().find_map(|(_, run)| run);
+            if let (Design::Kind(kind, c), Some(ns), Some(run)) = (&d, ns, &run) {
+                // A cluster launch may leave blocks out (at 16 blocks per SM only 8 are
+                // resident in clusters on an H100): only a run over every launched block
+                // stands for the shape.
+                if run.participants == b {
+                    let shape = LaunchShape::new(b, t).with_cluster(*c);
+                    table.record(class, kind.name(), shape, ns);
+                }
+            }
+            let err = if ns.is_some() { None } else { err };
+            let mut p = point(s, name, ns, run, err, log);
+            if ns_runs.len() > 1 {
+                p.ns_runs = ns_runs;
+            }
+            out.push(p);
         }
     }
     out
@@ -375,6 +405,7 @@ fn point(
         ns_per_barrier: ns,
         error,
         run,
+        ns_runs: Vec::new(),
     }
 }
 

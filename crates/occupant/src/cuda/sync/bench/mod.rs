@@ -67,6 +67,9 @@ pub struct PrimitivesConfig {
     /// built-in list. Other shapes check the shape-aware default where no table has measured
     /// (each shape's summary compares the built-in table's pick with the best of the run).
     pub shapes: Vec<BenchShape>,
+    /// Launches of each barrier design per shape, interleaved (every design once, then again):
+    /// the figures and the table's entries are their medians (at least 1).
+    pub runs: u32,
 }
 
 impl PrimitivesConfig {
@@ -93,6 +96,7 @@ impl Default for PrimitivesConfig {
             watchdog: Watchdog::default().with_timeout(Duration::from_secs(5)),
             skew_ns: 0,
             shapes: Vec::new(),
+            runs: 1,
         }
     }
 }
