@@ -64,9 +64,10 @@ pub struct PrimitivesBenchArgs {
     /// table beside its other shapes.
     #[arg(long, value_delimiter = ',')]
     shapes: Vec<String>,
-    /// Launches of each barrier design per shape, interleaved; the figures and the shape
-    /// table's entries are their medians (a single launch's time moves by a few per cent with
-    /// where its state lands in L2).
+    /// Launches of each barrier design per shape, interleaved, launch i with our kinds' state
+    /// at candidate place i (the places persistent programs probe); the figures and the shape
+    /// table's entries are their medians (a kind's time moves by 4-14 % with where its state
+    /// lands in L2, so one place can decide a ranking).
     #[arg(long, default_value_t = 1, value_parser = at_least_one::<u32>)]
     runs: u32,
 }

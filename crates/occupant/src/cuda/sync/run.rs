@@ -137,7 +137,36 @@ pub fn run_barrier_with(
     watchdog: Watchdog,
     extra: &[&str],
 ) -> Result<BarrierRun> {
-    let cluster = cluster.max(1);
+    run_barrier_placed(
+        gpu,
+        kind,
+        (launched, block_threads, cluster),
+        rounds,
+        check,
+        watchdog,
+        extra,
+        0,
+    )
+}
+
+/// [`run_barrier_with`] (shape = launched blocks, threads per block, cluster size) with the
+/// barrier's state at candidate place `placement`: `placement` ×
+/// [`PERSISTENT_PLACEMENT_STRIDE_WORDS`](crate::cuda::PERSISTENT_PLACEMENT_STRIDE_WORDS) words
+/// into a larger allocation, the places the persistent programs' probe tries. A barrier's
+/// time depends on where its lines land in L2 (4-14 % between places on an H200), so the
+/// benchmark times each kind at several places ([`bench::PrimitivesConfig::runs`](super::bench::PrimitivesConfig)).
+#[allow(clippy::too_many_arguments)]
+pub fn run_barrier_placed(
+    gpu: &Gpu,
+    kind: BarrierKind,
+    shape: (usize, usize, u32),
+    rounds: u32,
+    check: bool,
+    watchdog: Watchdog,
+    extra: &[&str],
+    placement: usize,
+) -> Result<BarrierRun> {
+    let (launched, block_threads, cluster) = (shape.0, shape.1, shape.2.max(1));
     if cluster > 1 && kind != BarrierKind::Hierarchical {
         return Err(Error::InvalidLaunch(format!(
             "the {kind} barrier does not use thread-block clusters"
@@ -146,7 +175,7 @@ pub fn run_barrier_with(
     let name = format!("barrier_{}", kind.name());
     let shape = (launched, block_threads, cluster);
     barrier_kernel(
-        gpu, kind, None, &name, shape, rounds, check, watchdog, extra,
+        gpu, kind, None, &name, shape, rounds, check, watchdog, extra, placement,
     )
 }
 
@@ -325,6 +354,7 @@ pub fn run_barrier_lab_clustered(
         check,
         watchdog,
         &opts,
+        0,
     )
 }
 
@@ -342,6 +372,7 @@ fn barrier_kernel(
     check: bool,
     watchdog: Watchdog,
     lab: &[&str],
+    placement: usize,
 ) -> Result<BarrierRun> {
     let (launched, block_threads, cluster) = shape;
     if launched % cluster as usize != 0 {
@@ -368,7 +399,10 @@ fn barrier_kernel(
             .max(BarrierKind::Replica.state_words(groups)),
         None => kind.state_words(groups),
     };
-    let bstate = gpu.alloc_zeroed::<u32>(words)?;
+    // The state at candidate place `placement` of a larger allocation (run_barrier_placed).
+    let skip = placement * crate::cuda::PERSISTENT_PLACEMENT_STRIDE_WORDS;
+    let bstate = gpu.alloc_zeroed::<u32>(words + skip)?;
+    let state_ptr = bstate.device_ptr() + 4 * skip as u64;
     let data = gpu.alloc_zeroed::<u64>(2 * groups)?;
     let violations = gpu.alloc_zeroed::<u32>(1)?;
     let ids = gpu.alloc_zeroed::<u32>(groups)?;
@@ -383,7 +417,7 @@ fn barrier_kernel(
         &args![
             method,
             hint,
-            &bstate,
+            state_ptr,
             &data,
             rounds,
             u32::from(check),

@@ -6,7 +6,7 @@ use super::PrimitivesConfig;
 use crate::cuda::sync::builtin_shape_table;
 use crate::cuda::sync::kinds::BarrierKind;
 use crate::cuda::sync::run::{
-    run_barrier_lab, run_barrier_lab_clustered, run_barrier_with, run_grid_sync_with,
+    run_barrier_lab, run_barrier_lab_clustered, run_barrier_placed, run_grid_sync_with,
     run_naive_barrier, skew_option, BarrierRun, BARRIER_LAB, BARRIER_LAB_CLUSTER,
     BARRIER_LAB_CLUSTER_PROBES, BARRIER_LAB_PROBES,
 };
@@ -234,17 +234,19 @@ pub(super) fn measure(
         if cfg.skew_ns == 0 {
             designs.push(("naive counter (no discovery)".into(), Design::Naive));
         }
-        // cfg.runs interleaved rounds over the designs (each a fresh launch and state
-        // buffer): a design's figure is its median, so that no design's one unlucky launch
-        // (where its state landed, what ran before it) decides the table.
+        // cfg.runs interleaved rounds over the designs, our kinds' state at another candidate
+        // place each round (run_barrier_placed): a design's figure is its median, so that no
+        // kind's one lucky or unlucky place in L2 decides the table.
         let (b, t, r, w) = (s.blocks, s.threads, cfg.rounds, cfg.watchdog);
         let mut got: Vec<Vec<(f64, Option<BarrierRun>)>> = vec![Vec::new(); designs.len()];
         let mut errors: Vec<Option<String>> = vec![None; designs.len()];
-        for _ in 0..cfg.runs.max(1) {
+        for place in 0..cfg.runs.max(1) as usize {
             for (i, (_, d)) in designs.iter().enumerate() {
                 let (ns, run, err) = match *d {
                     Design::Kind(kind, c) => {
-                        match run_barrier_with(gpu, kind, b, t, c, r, false, w, &kind_extra) {
+                        let shape = (b, t, c);
+                        match run_barrier_placed(gpu, kind, shape, r, false, w, &kind_extra, place)
+                        {
                             Ok(run) => (Some(run.ns_per_barrier), Some(run), None),
                             Err(e) => (None, None, Some(e.to_string())),
                         }

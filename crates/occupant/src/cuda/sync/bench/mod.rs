@@ -67,8 +67,10 @@ pub struct PrimitivesConfig {
     /// built-in list. Other shapes check the shape-aware default where no table has measured
     /// (each shape's summary compares the built-in table's pick with the best of the run).
     pub shapes: Vec<BenchShape>,
-    /// Launches of each barrier design per shape, interleaved (every design once, then again):
-    /// the figures and the table's entries are their medians (at least 1).
+    /// Launches of each barrier design per shape, interleaved (every design once, then again),
+    /// launch i with our kinds' state at candidate place i
+    /// ([`run_barrier_placed`](crate::cuda::sync::run::run_barrier_placed)): the figures and
+    /// the table's entries are their medians (at least 1).
     pub runs: u32,
 }
 
