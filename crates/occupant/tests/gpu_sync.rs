@@ -6,7 +6,7 @@ mod common;
 
 use common::gpu_or_skip;
 use occupant::cuda::sync::run::{
-    run_barrier, run_discovery, run_mutex, run_naive_barrier, run_semaphore,
+    run_barrier, run_barrier_placed, run_discovery, run_mutex, run_naive_barrier, run_semaphore,
 };
 use occupant::cuda::sync::{BarrierKind, DiscoveryMethod, MutexKind, SemaphoreKind};
 use occupant::cuda::Gpu;
@@ -55,6 +55,13 @@ fn barriers_pass_messages_at_one_block_per_sm() {
     for (kind, cluster) in barriers() {
         let launched = sms / cluster as usize * cluster as usize;
         check_barrier(&gpu, kind, cluster, launched, 128);
+    }
+    // The state at another candidate place (bench primitives --runs) works the same.
+    for &kind in BarrierKind::ALL {
+        let r = run_barrier_placed(&gpu, kind, (sms, 256, 1), 2000, true, wd(), &[], 5)
+            .unwrap_or_else(|e| panic!("{kind} at place 5: {e}"));
+        assert_eq!(r.violations, 0, "{kind} at place 5");
+        assert_eq!(r.participants, sms, "{kind} at place 5");
     }
 }
 
