@@ -1,7 +1,8 @@
 //! Shape-aware defaults: which implementation of a primitive is fastest depends on the launch
 //! shape (participating groups, work-items per group, cluster size), not only on the device.
 //! A [`ShapeTable`] holds measured costs per (primitive, kind, shape); [`ShapeTable::best`]
-//! answers with the fastest kind measured at the measured shape nearest to the one asked for.
+//! answers with the fastest kind at the shape asked for: measured there, or estimated from the
+//! nearest measured shapes ([`ShapeTable::estimated_ranking`]).
 //! Both backends keep one: the CUDA backend with the device's machine abstraction
 //! (`occupant::cuda::sync::MachineAbstraction::shapes`), the CPU backend built in
 //! (`occupant::cpu::sync::cpu_shape_table`).
@@ -19,6 +20,14 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
+
+/// Measured shapes a cost estimate between them takes into account
+/// ([`ShapeTable::estimated_ranking`]).
+pub const NEIGHBOURS: usize = 4;
+
+/// How much more a factor of two in participants counts than one in block size
+/// ([`LaunchShape::distance`]).
+pub const PARTICIPANT_WEIGHT: f64 = 3.0;
 
 /// A launch shape, as far as a primitive's speed depends on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -49,13 +58,18 @@ impl LaunchShape {
         }
     }
 
-    /// Distance between shapes: log-ratio of participants plus log-ratio of block sizes (a
-    /// factor of two in either counts 1); shapes with another cluster size are farther than
-    /// any shape with the same one.
+    /// Distance between shapes: [`PARTICIPANT_WEIGHT`] × the log-ratio of participants plus
+    /// the log-ratio of block sizes (a factor of two in participants counts 3, in block size
+    /// 1); shapes with another cluster size are farther than any shape with the same one.
+    /// Participants weigh more because which barrier is fastest follows the arrivals: across
+    /// the H200's 51 measured shapes, the kind predicted for each shape from the others
+    /// ([`ShapeTable::estimated_ranking`], leave-one-out) was at most 1.03× the best there
+    /// with weight 3 (mean 1.001), and up to 1.14× (mean 1.006) with weight 1
+    /// (`bench/results/nvidia-h200/i11-primitives/2026-11-28-s10-lean-eager/`).
     pub fn distance(&self, other: &LaunchShape) -> f64 {
         let lr = |a: usize, b: usize| ((a.max(1) as f64) / (b.max(1) as f64)).log2().abs();
-        let d =
-            lr(self.participants, other.participants) + lr(self.block_threads, other.block_threads);
+        let d = PARTICIPANT_WEIGHT * lr(self.participants, other.participants)
+            + lr(self.block_threads, other.block_threads);
         if self.cluster.max(1) == other.cluster.max(1) {
             d
         } else {
@@ -65,18 +79,18 @@ impl LaunchShape {
 
     /// Which of `a` and `b` is nearer to this shape: the smaller [`distance`](Self::distance),
     /// and at equal distance the one with the nearer participant count (a barrier's cost
-    /// follows the arrivals more than the block size: 1056 x 128 takes 1056 x 256's kind, not
-    /// 2112 x 128's), then the smaller shape, so that the choice never depends on the order of
-    /// the measurements.
+    /// follows the arrivals more than the block size), then the smaller shape, so that the
+    /// choice never depends on the order of the measurements.
     ///
     /// ```
     /// use occupant::model::LaunchShape;
     /// use std::cmp::Ordering;
     /// let q = LaunchShape::new(1056, 128);
-    /// let (more, wider) = (LaunchShape::new(2112, 128), LaunchShape::new(1056, 256));
-    /// assert_eq!(q.distance(&more), q.distance(&wider));
+    /// let (more, wider) = (LaunchShape::new(2112, 128), LaunchShape::new(1056, 1024));
+    /// assert_eq!(q.distance(&more), q.distance(&wider)); // 3: twice the blocks, 8x the threads
     /// assert_eq!(q.nearer(&wider, &more), Ordering::Less);
     /// assert_eq!(q.nearer(&more, &wider), Ordering::Greater);
+    /// assert_eq!(q.nearer(&LaunchShape::new(1056, 256), &more), Ordering::Less);
     /// ```
     pub fn nearer(&self, a: &LaunchShape, b: &LaunchShape) -> std::cmp::Ordering {
         let lr = |x: usize, y: usize| ((x.max(1) as f64) / (y.max(1) as f64)).log2().abs();
@@ -192,26 +206,95 @@ impl ShapeTable {
         v
     }
 
-    /// The fastest kind at the measured shape nearest to `shape`, with its cost; restricted to
-    /// the kinds `allowed` accepts (e.g. the kinds a backend knows). None when nothing fits.
+    /// The kinds `allowed` accepts, fastest first, with their cost estimated at `shape`:
+    /// where the table measured `shape`, the measured costs; elsewhere each kind measured at
+    /// the nearest measured shape ([`LaunchShape::nearer`]), its cost there and at the other
+    /// [`NEIGHBOURS`] − 1 nearest measured shapes (same cluster size) where it was measured,
+    /// averaged with weights 1 / distance², so that a shape between two measured ones takes
+    /// both into account. On an H200, 1452 × 64 lies between 1056 × 64, where lean_pause is
+    /// fastest, and 2112 × 64, where relay is: the nearest alone chose lean_pause, 1.15× relay's
+    /// time there.
+    ///
+    /// ```
+    /// use occupant::model::{LaunchShape, ShapeClass, ShapeTable};
+    /// let mut t = ShapeTable::new("example");
+    /// let (small, large) = (LaunchShape::new(1056, 64), LaunchShape::new(2112, 64));
+    /// t.record(ShapeClass::Barrier, "lean_pause", small, 1480.0);
+    /// t.record(ShapeClass::Barrier, "relay", small, 1850.0);
+    /// t.record(ShapeClass::Barrier, "lean_pause", large, 3400.0);
+    /// t.record(ShapeClass::Barrier, "relay", large, 2050.0);
+    /// let r = t.estimated_ranking(ShapeClass::Barrier, LaunchShape::new(1452, 64), |_| true);
+    /// assert_eq!(r[0].0, "relay"); // the nearest shape alone says lean_pause
+    /// let r = t.estimated_ranking(ShapeClass::Barrier, small, |_| true);
+    /// assert_eq!(r, vec![("lean_pause", 1480.0), ("relay", 1850.0)]); // measured: as measured
+    /// ```
+    pub fn estimated_ranking(
+        &self,
+        class: ShapeClass,
+        shape: LaunchShape,
+        allowed: impl Fn(&str) -> bool,
+    ) -> Vec<(&str, f64)> {
+        let mut shapes: Vec<LaunchShape> = self
+            .measurements
+            .iter()
+            .filter(|m| m.class == class && allowed(&m.kind))
+            .map(|m| m.shape)
+            .collect();
+        shapes.sort_by(|a, b| shape.nearer(a, b));
+        shapes.dedup();
+        let Some(&nearest) = shapes.first() else {
+            return Vec::new();
+        };
+        let exact = |(k, _): &(&str, f64)| allowed(k);
+        if shape.distance(&nearest) == 0.0 {
+            return self
+                .ranking(class, nearest)
+                .into_iter()
+                .filter(exact)
+                .collect();
+        }
+        let near: Vec<LaunchShape> = shapes
+            .into_iter()
+            .filter(|s| s.cluster.max(1) == nearest.cluster.max(1))
+            .take(NEIGHBOURS)
+            .collect();
+        let mut v: Vec<(&str, f64)> = self
+            .ranking(class, nearest)
+            .into_iter()
+            .filter(exact)
+            .map(|(kind, _)| {
+                let (mut sum, mut weights) = (0.0, 0.0);
+                for m in self
+                    .measurements
+                    .iter()
+                    .filter(|m| m.class == class && m.kind == kind && near.contains(&m.shape))
+                {
+                    let w = 1.0 / shape.distance(&m.shape).powi(2);
+                    sum += w * m.ns_per_op;
+                    weights += w;
+                }
+                (kind, sum / weights)
+            })
+            .collect();
+        v.sort_by(|a, b| a.1.total_cmp(&b.1));
+        v
+    }
+
+    /// The fastest of the kinds `allowed` accepts (e.g. the kinds a backend knows) at `shape`,
+    /// by [`estimated_ranking`](Self::estimated_ranking), with its estimated cost. None when
+    /// nothing fits.
     pub fn best_where(
         &self,
         class: ShapeClass,
         shape: LaunchShape,
         allowed: impl Fn(&str) -> bool,
     ) -> Option<(&str, f64)> {
-        let near = self
-            .measurements
-            .iter()
-            .filter(|m| m.class == class && allowed(&m.kind))
-            .map(|m| m.shape)
-            .min_by(|a, b| shape.nearer(a, b))?;
-        self.ranking(class, near)
+        self.estimated_ranking(class, shape, allowed)
             .into_iter()
-            .find(|(k, _)| allowed(k))
+            .next()
     }
 
-    /// The fastest kind at the measured shape nearest to `shape`.
+    /// The fastest kind at `shape` (see [`best_where`](Self::best_where)).
     pub fn best(&self, class: ShapeClass, shape: LaunchShape) -> Option<(&str, f64)> {
         self.best_where(class, shape, |_| true)
     }

@@ -98,23 +98,12 @@ impl MachineAbstraction {
         allowed: impl Fn(BarrierKind) -> bool,
     ) -> Option<BarrierKind> {
         let ok = |k: &str| BarrierKind::parse(k).is_some_and(&allowed);
-        let Some(near) = self
+        let ranking = self
             .shapes
-            .measurements
-            .iter()
-            .filter(|m| m.class == ShapeClass::BarrierSkewed && ok(&m.kind))
-            .map(|m| m.shape)
-            .min_by(|a, b| shape.nearer(a, b))
-        else {
+            .estimated_ranking(ShapeClass::BarrierSkewed, shape, ok);
+        let Some(&(best, best_ns)) = ranking.first() else {
             return self.barrier_for_where(shape, allowed);
         };
-        let ranking: Vec<(&str, f64)> = self
-            .shapes
-            .ranking(ShapeClass::BarrierSkewed, near)
-            .into_iter()
-            .filter(|(k, _)| ok(k))
-            .collect();
-        let (best, best_ns) = *ranking.first()?;
         let ties: Vec<&str> = ranking
             .iter()
             .filter(|(_, ns)| *ns <= best_ns * SKEWED_TIE)
