@@ -153,6 +153,13 @@ pub struct ShapeTable {
     pub measured_on: String,
     /// The measurements.
     pub measurements: Vec<ShapeMeasurement>,
+    /// The device's compute units (SMs), where known: a shape with more participants than
+    /// that and one with at most that many are in different regimes (some groups share a
+    /// unit), and an estimate for one never uses the other's measurements
+    /// ([`estimated_ranking`](Self::estimated_ranking)). On an H200, 160 × 1024 sits
+    /// nearest 132 × 1024, where replica is fastest, but replica is 1.24× the best there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_units: Option<usize>,
 }
 
 impl ShapeTable {
@@ -161,7 +168,42 @@ impl ShapeTable {
         Self {
             measured_on: measured_on.to_string(),
             measurements: Vec::new(),
+            compute_units: None,
         }
+    }
+
+    /// The same, for a device of `units` compute units (see
+    /// [`compute_units`](Self::compute_units)).
+    ///
+    /// ```
+    /// use occupant::model::{LaunchShape, ShapeClass, ShapeTable};
+    /// let mut t = ShapeTable::new("GPU");
+    /// let (one, two) = (LaunchShape::new(132, 1024), LaunchShape::new(264, 1024));
+    /// t.record(ShapeClass::Barrier, "replica", one, 900.0);
+    /// t.record(ShapeClass::Barrier, "lean_eager", one, 985.0);
+    /// t.record(ShapeClass::Barrier, "replica", two, 1480.0);
+    /// t.record(ShapeClass::Barrier, "lean_eager", two, 1030.0);
+    /// let q = LaunchShape::new(160, 1024); // 28 SMs hold two blocks
+    /// assert_eq!(t.best(ShapeClass::Barrier, q).unwrap().0, "replica");
+    /// let t = t.with_compute_units(132);
+    /// assert_eq!(t.best(ShapeClass::Barrier, q).unwrap().0, "lean_eager");
+    /// assert_eq!(t.best(ShapeClass::Barrier, LaunchShape::new(100, 1024)).unwrap().0, "replica");
+    /// ```
+    pub fn with_compute_units(mut self, units: usize) -> Self {
+        self.compute_units = Some(units);
+        self
+    }
+
+    /// Whether `shape` has more participants than the device has compute units.
+    fn crowded(&self, shape: &LaunchShape) -> bool {
+        self.compute_units.is_some_and(|u| shape.participants > u)
+    }
+
+    /// [`LaunchShape::nearer`] for this table: a shape in the regime of `shape`
+    /// ([`compute_units`](Self::compute_units)) before any other.
+    fn nearer(&self, shape: LaunchShape, a: &LaunchShape, b: &LaunchShape) -> std::cmp::Ordering {
+        let other = |s: &LaunchShape| self.crowded(s) != self.crowded(&shape);
+        other(a).cmp(&other(b)).then(shape.nearer(a, b))
     }
 
     /// True when nothing was measured.
@@ -191,7 +233,7 @@ impl ShapeTable {
             .iter()
             .filter(|m| m.class == class)
             .map(|m| m.shape)
-            .min_by(|a, b| shape.nearer(a, b))
+            .min_by(|a, b| self.nearer(shape, a, b))
     }
 
     /// Every kind measured at exactly `shape`, fastest first.
@@ -209,7 +251,8 @@ impl ShapeTable {
     /// The kinds `allowed` accepts, fastest first, with their cost estimated at `shape`:
     /// where the table measured `shape`, the measured costs; elsewhere each kind measured at
     /// the nearest measured shape ([`LaunchShape::nearer`]), its cost there and at the other
-    /// [`NEIGHBOURS`] − 1 nearest measured shapes (same cluster size) where it was measured,
+    /// [`NEIGHBOURS`] − 1 nearest measured shapes (same cluster size and regime,
+    /// [`compute_units`](Self::compute_units)) where it was measured,
     /// averaged with weights 1 / distance², so that a shape between two measured ones takes
     /// both into account. On an H200, 1452 × 64 lies between 1056 × 64, where lean_pause is
     /// fastest, and 2112 × 64, where relay is: the nearest alone chose lean_pause, 1.15× relay's
@@ -240,7 +283,7 @@ impl ShapeTable {
             .filter(|m| m.class == class && allowed(&m.kind))
             .map(|m| m.shape)
             .collect();
-        shapes.sort_by(|a, b| shape.nearer(a, b));
+        shapes.sort_by(|a, b| self.nearer(shape, a, b));
         shapes.dedup();
         let Some(&nearest) = shapes.first() else {
             return Vec::new();
@@ -255,7 +298,10 @@ impl ShapeTable {
         }
         let near: Vec<LaunchShape> = shapes
             .into_iter()
-            .filter(|s| s.cluster.max(1) == nearest.cluster.max(1))
+            .filter(|s| {
+                s.cluster.max(1) == nearest.cluster.max(1)
+                    && self.crowded(s) == self.crowded(&nearest)
+            })
             .take(NEIGHBOURS)
             .collect();
         let mut v: Vec<(&str, f64)> = self

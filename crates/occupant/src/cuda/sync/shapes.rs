@@ -48,12 +48,16 @@ pub fn builtin_shape_table(device: &str) -> Option<ShapeTable> {
 pub const SKEWED_TIE: f64 = 1.02;
 
 impl MachineAbstraction {
-    /// Fills an empty shape table from the built-in one of the device's kind.
+    /// Fills an empty shape table from the built-in one of the device's kind, and gives a
+    /// table without one the device's SM count (`ShapeTable::compute_units`).
     pub fn with_builtin_shapes(mut self) -> Self {
         if self.shapes.is_empty() {
             if let Some(t) = builtin_shape_table(&self.device) {
                 self.shapes = t;
             }
+        }
+        if self.shapes.compute_units.is_none() {
+            self.shapes.compute_units = Some(self.sm_count as usize);
         }
         self
     }

@@ -130,7 +130,8 @@ pub fn run_primitives(
     log: &mut dyn FnMut(&str),
 ) -> PrimitivesReport {
     let info = gpu.info().clone();
-    let mut table = ShapeTable::new(&info.name);
+    let units = info.sm_count as usize;
+    let mut table = ShapeTable::new(&info.name).with_compute_units(units);
     let shapes = cfg.barrier_shapes(&info);
     let mut report = PrimitivesReport {
         device: info,
@@ -139,7 +140,7 @@ pub fn run_primitives(
         barrier_lab: Vec::new(),
         mutex: Vec::new(),
         semaphore: Vec::new(),
-        shape_table: ShapeTable::new(&gpu.info().name),
+        shape_table: ShapeTable::new(&gpu.info().name).with_compute_units(units),
     };
     if cfg.barriers {
         report.barrier = barrier::measure(gpu, cfg, &shapes, &mut table, log);
@@ -183,6 +184,7 @@ pub fn run_primitives(
 /// ```
 pub fn merge_tables(old: &ShapeTable, new: &ShapeTable) -> ShapeTable {
     let mut t = new.clone();
+    t.compute_units = new.compute_units.or(old.compute_units);
     for m in &old.measurements {
         if !new
             .measurements
