@@ -10,6 +10,8 @@ mod watchdog;
 
 pub use error::{Error, Result, WaitSite};
 pub use ndrange::{delinearize, linearize, Dim3, NDRange};
-pub use shape_table::{LaunchShape, ShapeClass, ShapeMeasurement, ShapeTable};
+pub use shape_table::{
+    LaunchShape, ShapeClass, ShapeMeasurement, ShapeTable, NEIGHBOURS, PARTICIPANT_WEIGHT,
+};
 pub use summary::{median, Summary};
 pub use watchdog::Watchdog;
