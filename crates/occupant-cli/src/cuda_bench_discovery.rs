@@ -71,8 +71,12 @@ impl Summary {
 
 /// Runs it.
 pub fn run(args: &DiscoveryBenchArgs) -> Result<(), String> {
+    run_on(&open_cuda(&args.backend)?, args)
+}
+
+/// Runs it on `gpu`, already opened (`occupant discover --backend cuda`).
+pub fn run_on(gpu: &occupant::cuda::Gpu, args: &DiscoveryBenchArgs) -> Result<(), String> {
     check_out_dir(&args.out)?;
-    let gpu = open_cuda(&args.backend)?;
     let info = gpu.info().clone();
     let w = Watchdog::default().with_timeout(Duration::from_secs(5));
     // Max shared memory: the opt-in limit, less 1 KiB for the kernel's static shared memory.
@@ -108,7 +112,7 @@ pub fn run(args: &DiscoveryBenchArgs) -> Result<(), String> {
             let mut runs = Vec::new();
             let mut err = None;
             for _ in 0..args.reps.max(1) {
-                match run_discovery(&gpu, method, hinted, launched, threads, shared, cluster, w) {
+                match run_discovery(gpu, method, hinted, launched, threads, shared, cluster, w) {
                     Ok(r) => runs.push(r),
                     Err(e) => {
                         err = Some(e.to_string());
@@ -160,7 +164,7 @@ pub fn run(args: &DiscoveryBenchArgs) -> Result<(), String> {
             out.push(s);
         }
     }
-    let dir = out_dir(&gpu, &args.out)?;
+    let dir = out_dir(gpu, &args.out)?;
     #[derive(Serialize)]
     struct File<'a> {
         device: &'a occupant::cuda::DeviceInfo,

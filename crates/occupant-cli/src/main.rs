@@ -127,11 +127,10 @@ fn main() -> ExitCode {
         Command::Bench(BenchCommand::Placement(a)) => bench_placement::run(&a),
         Command::Discover(args) => match args.backend {
             backend_arg::Backend::Cuda => match backend_arg::open_gpu_or_fall_back("discover") {
-                // The benchmark opens the GPU itself.
-                Ok(Some(gpu)) => {
-                    drop(gpu);
-                    cuda_bench_discovery::run(&cuda_bench_discovery::DiscoveryBenchArgs::defaults())
-                }
+                Ok(Some(gpu)) => cuda_bench_discovery::run_on(
+                    &gpu,
+                    &cuda_bench_discovery::DiscoveryBenchArgs::defaults(),
+                ),
                 Ok(None) => cpu_discover::run(&args),
                 Err(e) => Err(e),
             },

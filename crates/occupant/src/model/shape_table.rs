@@ -29,6 +29,11 @@ pub const NEIGHBOURS: usize = 4;
 /// ([`LaunchShape::distance`]).
 pub const PARTICIPANT_WEIGHT: f64 = 3.0;
 
+/// |log2(a / b)| (counts below 1 taken as 1): a factor of two either way is 1.
+fn log_ratio(a: usize, b: usize) -> f64 {
+    ((a.max(1) as f64) / (b.max(1) as f64)).log2().abs()
+}
+
 /// A launch shape, as far as a primitive's speed depends on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct LaunchShape {
@@ -67,9 +72,8 @@ impl LaunchShape {
     /// with weight 3 (mean 1.001), and up to 1.14× (mean 1.006) with weight 1
     /// (`bench/results/nvidia-h200/i11-primitives/2026-11-28-s10-lean-eager/`).
     pub fn distance(&self, other: &LaunchShape) -> f64 {
-        let lr = |a: usize, b: usize| ((a.max(1) as f64) / (b.max(1) as f64)).log2().abs();
-        let d = PARTICIPANT_WEIGHT * lr(self.participants, other.participants)
-            + lr(self.block_threads, other.block_threads);
+        let d = PARTICIPANT_WEIGHT * log_ratio(self.participants, other.participants)
+            + log_ratio(self.block_threads, other.block_threads);
         if self.cluster.max(1) == other.cluster.max(1) {
             d
         } else {
@@ -93,13 +97,10 @@ impl LaunchShape {
     /// assert_eq!(q.nearer(&LaunchShape::new(1056, 256), &more), Ordering::Less);
     /// ```
     pub fn nearer(&self, a: &LaunchShape, b: &LaunchShape) -> std::cmp::Ordering {
-        let lr = |x: usize, y: usize| ((x.max(1) as f64) / (y.max(1) as f64)).log2().abs();
+        let lr = |s: &LaunchShape| log_ratio(self.participants, s.participants);
         self.distance(a)
             .total_cmp(&self.distance(b))
-            .then(
-                lr(self.participants, a.participants)
-                    .total_cmp(&lr(self.participants, b.participants)),
-            )
+            .then(lr(a).total_cmp(&lr(b)))
             .then((a.participants, a.block_threads, a.cluster).cmp(&(
                 b.participants,
                 b.block_threads,

@@ -166,14 +166,13 @@ pub fn run_barrier_placed(
     extra: &[&str],
     placement: usize,
 ) -> Result<BarrierRun> {
-    let (launched, block_threads, cluster) = (shape.0, shape.1, shape.2.max(1));
-    if cluster > 1 && kind != BarrierKind::Hierarchical {
+    let shape = (shape.0, shape.1, shape.2.max(1));
+    if shape.2 > 1 && kind != BarrierKind::Hierarchical {
         return Err(Error::InvalidLaunch(format!(
             "the {kind} barrier does not use thread-block clusters"
         )));
     }
     let name = format!("barrier_{}", kind.name());
-    let shape = (launched, block_threads, cluster);
     barrier_kernel(
         gpu, kind, None, &name, shape, rounds, check, watchdog, extra, placement,
     )
