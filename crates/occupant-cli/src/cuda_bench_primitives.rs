@@ -8,8 +8,8 @@ use crate::cli_values::at_least_one;
 use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series};
 use crate::output_path::{check_file, check_out_dir};
 use occupant::cuda::sync::bench::{
-    merge_tables, mutex_label, read_shape_table_file, run_primitives, store_shape_table,
-    BenchShape, PrimitivesConfig, PrimitivesReport,
+    check_lab_variants, merge_tables, mutex_label, read_shape_table_file, run_primitives,
+    store_shape_table, BenchShape, PrimitivesConfig, PrimitivesReport,
 };
 use occupant::cuda::sync::{MutexKind, SemaphoreKind};
 use occupant::model::Watchdog;
@@ -43,6 +43,10 @@ pub struct PrimitivesBenchArgs {
     /// With --barrier-lab, also the lab's cluster-launch designs and probes (clusters 2-16).
     #[arg(long)]
     barrier_lab_clusters: bool,
+    /// With --barrier-lab, only these lab variants and probes (comma-separated names, e.g.
+    /// `lab_relay_relaxed_f64,lab_p_fence`); default every one.
+    #[arg(long, value_delimiter = ',')]
+    lab_variants: Vec<String>,
     /// Skewed arrivals: before each timed barrier every block waits a seeded random delay below
     /// this many ns (as a persistent loop's blocks finish their work unevenly); the kinds'
     /// times go into the shape table as `barrier_skewed`, where persistent kernels choose
@@ -78,6 +82,10 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
     if let Some(p) = &args.shape_table {
         check_file(p)?;
     }
+    check_lab_variants(&args.lab_variants).map_err(|e| e.to_string())?;
+    if !args.lab_variants.is_empty() && !args.barrier_lab {
+        return Err("--lab-variants chooses among the lab's variants: add --barrier-lab".into());
+    }
     let gpu = open_cuda(&args.backend)?;
     let shapes = args
         .shapes
@@ -96,6 +104,7 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
         barriers: true,
         barrier_lab: args.barrier_lab,
         barrier_lab_clusters: args.barrier_lab_clusters,
+        lab_variants: args.lab_variants.clone(),
         mutexes: !args.no_mutexes && args.skew_ns == 0,
         semaphores: !args.no_semaphores && args.skew_ns == 0,
         watchdog: Watchdog::default().with_timeout(Duration::from_secs(5)),

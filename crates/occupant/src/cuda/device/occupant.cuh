@@ -23,6 +23,7 @@
 #include "occupant_sync.cuh"
 #include "persistent.cuh"
 #include "poll.cuh"
+#include "relay_relaxed_barrier.cuh"
 #include "replica_barrier.cuh"
 #include "sleeping_semaphore.cuh"
 #include "spin_backoff_mutex.cuh"

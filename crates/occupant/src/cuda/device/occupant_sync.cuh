@@ -14,6 +14,7 @@
 //   mcs_cohort_mutex.cuh     occ::McsCohortMutex, occ::LazyCohortMutex (MCS cluster cohorts)
 //   replica_barrier.cuh      occ::ReplicaBarrier, occ::RelayBarrier, occ::LeanBarrier
 //   combining_mutex.cuh      occ::sync::CombiningMutex<Op> (combining lock, CC-Synch)
+//   relay_relaxed_barrier.cuh occ::sync::RelayRelaxedBarrier (relay, relaxed second hop)
 #pragma once
 
 #include "atomic_barrier.cuh"
@@ -27,6 +28,7 @@
 #include "hierarchical_barrier.cuh"
 #include "mcs_cohort_mutex.cuh"
 #include "mutex_block.cuh"
+#include "relay_relaxed_barrier.cuh"
 #include "replica_barrier.cuh"
 #include "sleeping_semaphore.cuh"
 #include "spin_backoff_mutex.cuh"

@@ -170,7 +170,7 @@ __device__ __forceinline__ bool throttle_for(u32 waiters) {
 /// aborted or the wait expired (recorded by the watchdog). Bounded: the fast spin lasts at
 /// most OCC_FAST_SPIN_NS, then occ::wait_until owns the deadline. THROTTLE: the polls'
 /// throttle (see OCC_POLL_PAUSE_SHIFT; poll_pipelined chooses the loop at run time).
-template <unsigned DEPTH, unsigned GAP, unsigned EVERY, bool THROTTLE>
+template <unsigned DEPTH, unsigned GAP, unsigned EVERY, bool THROTTLE, bool ACQUIRE = true>
 __device__ __forceinline__ bool poll_loop(unsigned prim, const u32* w, u32 target) {
   const bool given_up = aborted();
   u32 v[DEPTH];
@@ -190,7 +190,7 @@ __device__ __forceinline__ bool poll_loop(unsigned prim, const u32* w, u32 targe
     for (unsigned k = 0; k < DEPTH; ++k) {
       const int missing = epoch_diff(target, v[k]);
       if (missing <= 0) {
-        fence_acquire();
+        if (ACQUIRE) fence_acquire();
         return true;
       }
       if (OCC_POLL_PREDICT) {
@@ -225,17 +225,19 @@ __device__ __forceinline__ bool poll_loop(unsigned prim, const u32* w, u32 targe
   return wait_until(prim, [w, target] { return epoch_diff(ld_acquire(w), target) >= 0; });
 }
 
-/// poll_loop with the throttle where `throttle` says (throttle_for(waiters)); the default
+/// poll_loop with the throttle where `throttle` says (throttle_for(waiters)); ACQUIRE false:
+/// without the closing fence.acquire.gpu on the fast path (a doorbell that orders nothing; the
+/// slow path's loads still acquire). The default
 /// throttles only when OCC_POLL_PAUSE_GATE is 0 (as every poll did before the gate). Both loops
 /// inline: the throttled one out of line (__noinline__) cost 56-67 ns at 264x1024 and did not
 /// remove the 10 ns at 132x128 (H100, bench/results/nvidia-h100/i11-primitives/misses-r4).
-template <unsigned DEPTH, unsigned GAP, unsigned EVERY = 1u>
+template <unsigned DEPTH, unsigned GAP, unsigned EVERY = 1u, bool ACQUIRE = true>
 __device__ __forceinline__ bool poll_pipelined(unsigned prim, const u32* w, u32 target,
                                                bool throttle = OCC_POLL_PAUSE_SHIFT >= 0 &&
                                                                !OCC_POLL_PAUSE_GATE) {
   if (OCC_POLL_PAUSE_SHIFT >= 0 && throttle)
-    return poll_loop<DEPTH, GAP, EVERY, true>(prim, w, target);
-  return poll_loop<DEPTH, GAP, EVERY, false>(prim, w, target);
+    return poll_loop<DEPTH, GAP, EVERY, true, ACQUIRE>(prim, w, target);
+  return poll_loop<DEPTH, GAP, EVERY, false, ACQUIRE>(prim, w, target);
 }
 
 /// The polling thread of a block: lane 0 of its last warp (thread 0 in a one-warp block).

@@ -76,6 +76,7 @@ enum Prim : unsigned {
   LeanPauseBarrier = 33,
   LazyCombiningMutex = 34,
   LeanEagerBarrier = 35,
+  RelayRelaxedBarrier = 36,
 };
 
 /// The per-module watchdog record, shared by the host runtime and the device code.

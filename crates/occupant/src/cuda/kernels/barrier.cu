@@ -211,6 +211,15 @@ OCC_BARRIER_KERNEL(lab_lean_arr_rel, LabLeanArrRel)
 OCC_BARRIER_KERNEL(lab_lean_arr_fence, LabLeanArrFence)
 OCC_BARRIER_KERNEL(lab_lean_last_warp, LabLeanLastWarp)
 OCC_BARRIER_KERNEL(lab_lean_arr_acq_rel, LabLeanArr0)
+// Run 7 (session 11): RelayRelaxedBarrier with other fan-ins (the leaves' arrivals still
+// release; the root hop is a relaxed doorbell and every block acquires from the leaves).
+#define OCC_LAB_RELAY_RELAXED(F)                                                       \
+  using LabRelayRelaxed_f##F = occ::sync::RelayRelaxedBarrierT<F>;                     \
+  OCC_BARRIER_KERNEL(lab_relay_relaxed_f##F, LabRelayRelaxed_f##F)
+OCC_LAB_RELAY_RELAXED(16)
+OCC_LAB_RELAY_RELAXED(32)
+OCC_LAB_RELAY_RELAXED(64)
+OCC_LAB_RELAY_RELAXED(128)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between

@@ -206,6 +206,8 @@ pub fn skew_option(skew_ns: u32) -> Option<String> {
 /// `lab_lean_arr_<mode>` (i11-misses): Lean's arrival as `atom.acq_rel` (Lean's), `fence.sc` +
 /// relaxed atomic (grid.sync's), `atom.release`, `fence.acq_rel` + relaxed atomic;
 /// `lab_lean_last_warp`: Lean's arrival and poll by the block's last warp.
+/// `lab_relay_relaxed_f<F>` (session 11): the relay whose root hop is relaxed
+/// (relay_relaxed_barrier.cuh) with fan-in F.
 pub const BARRIER_LAB: &[&str] = &[
     "lab_replica_r1_d1_e16",
     "lab_replica_atom_d1_e16",
@@ -231,6 +233,10 @@ pub const BARRIER_LAB: &[&str] = &[
     "lab_lean_arr_rel",
     "lab_lean_arr_fence",
     "lab_lean_last_warp",
+    "lab_relay_relaxed_f16",
+    "lab_relay_relaxed_f32",
+    "lab_relay_relaxed_f64",
+    "lab_relay_relaxed_f128",
 ];
 
 /// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every

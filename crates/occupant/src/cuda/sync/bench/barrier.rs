@@ -309,7 +309,11 @@ pub(super) fn measure_lab(
         threads: 128,
     };
     for s in std::iter::once(&one).chain(shapes) {
-        for v in BARRIER_LAB.iter().chain(BARRIER_LAB_PROBES) {
+        for v in BARRIER_LAB
+            .iter()
+            .chain(BARRIER_LAB_PROBES)
+            .filter(|v| cfg.lab_variants.is_empty() || cfg.lab_variants.iter().any(|w| w == *v))
+        {
             let (ns, run, err) =
                 match run_barrier_lab(gpu, v, s.blocks, s.threads, cfg.rounds, false, cfg.watchdog)
                 {

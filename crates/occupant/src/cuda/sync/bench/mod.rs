@@ -48,6 +48,10 @@ pub struct PrimitivesConfig {
     pub barrier_lab: bool,
     /// With the lab, also its cluster-launch designs and probes (clusters of 2 to 16).
     pub barrier_lab_clusters: bool,
+    /// With the lab, only these of its variants and probes
+    /// ([`BARRIER_LAB`](super::run::BARRIER_LAB), [`BARRIER_LAB_PROBES`](super::run::BARRIER_LAB_PROBES));
+    /// empty: every one. Check names with [`check_lab_variants`].
+    pub lab_variants: Vec<String>,
     /// Time the mutexes.
     pub mutexes: bool,
     /// Time the semaphores.
@@ -93,6 +97,7 @@ impl Default for PrimitivesConfig {
             barriers: true,
             barrier_lab: false,
             barrier_lab_clusters: false,
+            lab_variants: Vec::new(),
             mutexes: true,
             semaphores: true,
             watchdog: Watchdog::default().with_timeout(Duration::from_secs(5)),
@@ -160,6 +165,26 @@ pub fn run_primitives(
     }
     report.shape_table = table;
     report
+}
+
+/// Checks lab variant names ([`PrimitivesConfig::lab_variants`]): an error naming the first
+/// unknown one and listing the known ones.
+///
+/// ```
+/// use occupant::cuda::sync::bench::check_lab_variants;
+/// assert!(check_lab_variants(&["lab_relay_relaxed_f64".into()]).is_ok());
+/// assert!(check_lab_variants(&["lab_nothing".into()]).is_err());
+/// ```
+pub fn check_lab_variants(names: &[String]) -> Result<()> {
+    use super::run::{BARRIER_LAB, BARRIER_LAB_PROBES};
+    let known = || BARRIER_LAB.iter().chain(BARRIER_LAB_PROBES);
+    match names.iter().find(|n| !known().any(|k| k == n)) {
+        None => Ok(()),
+        Some(n) => Err(Error::Input(format!(
+            "no barrier lab variant `{n}` (known: {})",
+            known().copied().collect::<Vec<_>>().join(", ")
+        ))),
+    }
 }
 
 /// `new` with the measurements of `old` at the (class, shape) points `new` has none of: a
