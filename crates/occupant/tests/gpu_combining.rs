@@ -12,7 +12,7 @@ use occupant::cuda::sync::run::{
     BARRIER_LAB_CLUSTER,
 };
 use occupant::cuda::sync::{Barrier, BarrierKind, MachineAbstraction, Mutex, MutexKind};
-use occupant::cuda::Gpu;
+use occupant::cuda::{Gpu, LaunchConfig, LaunchMode};
 use occupant::model::{LaunchShape, Watchdog};
 use std::time::Duration;
 
@@ -184,6 +184,83 @@ fn shape_aware_defaults_build_working_objects() {
             let r = run_barrier(&gpu, b.kind(), p, t, 1, 1000, true, wd()).unwrap();
             assert_eq!(r.violations, 0);
         }
+    }
+}
+
+/// A user's kernel: discovery, then `rounds` rounds of message passing across the barrier
+/// (every participant writes its round's value, waits, and its threads read the others').
+const USER_MP_CU: &str = r#"#include <occupant.cuh>
+extern "C" __global__ void user_mp(unsigned* st, unsigned long long* buf, unsigned rounds,
+                                   unsigned* bad) {
+  occ::Env env;
+  if (!occ::discover(env, occ::Quiescent, 0u)) return;
+  const unsigned n = env.num_groups, g = env.group_id, t = occ::local_linear_id();
+  BARRIER b(st, env);
+  for (unsigned r = 0u; r < rounds; ++r) {
+    unsigned long long* cur = buf + (r & 1u) * n;
+    if (t == 0u) cur[g] = ((unsigned long long)(r + 1u) << 32) | g;
+    if (!b.wait()) return;
+    const unsigned o = (g + 1u + t) % n;
+    if (t + 1u < n && cur[o] != (((unsigned long long)(r + 1u) << 32) | o)) atomicAdd(bad, 1u);
+  }
+}
+"#;
+
+/// Barrier::with_default_kind_placed in shapes at, between and past the measured ones: the
+/// probe chooses one of its places, and a user's kernel passes messages there.
+#[test]
+fn placed_barriers_pass_messages_in_a_users_kernel() {
+    let Some(gpu) = gpu_or_skip("placed_barriers_pass_messages_in_a_users_kernel") else {
+        return;
+    };
+    let sms = gpu.info().sm_count as usize;
+    let full = gpu.info().resident_blocks_bound(128) as usize;
+    for (p, t) in [
+        (sms, 128usize),
+        (2 * sms, 1024),
+        (full, 128),
+        (50, 33),
+        (3 * sms, 200),
+    ] {
+        let shape = LaunchShape::new(p, t);
+        let mut b = Barrier::with_default_kind_placed(&gpu, shape).unwrap();
+        let places = b.places().expect("probed").clone();
+        assert_eq!(places.ns.len(), occupant::cuda::sync::BARRIER_PLACES);
+        assert!(places.ns.iter().all(|v| v.is_finite() && *v > 0.0));
+        assert_eq!(b.offset_words(), places.chosen * places.stride_words);
+        let src = USER_MP_CU.replace("BARRIER", b.device_type());
+        let m = gpu
+            .compile("user_mp.cu", &src, &Default::default())
+            .unwrap();
+        let buf = gpu.alloc_zeroed::<u64>(2 * p).unwrap();
+        let bad = gpu.alloc_zeroed::<u32>(1).unwrap();
+        b.reset().unwrap();
+        let cfg = LaunchConfig::new(LaunchMode::Discovery, t)
+            .grid(p)
+            .watchdog(wd());
+        let rounds = 2000u32;
+        let r = m
+            .launch(
+                "user_mp",
+                &cfg,
+                &occupant::args![b.arg(), &buf, rounds, &bad],
+            )
+            .unwrap_or_else(|e| panic!("{shape} {}: {e}", b.kind()));
+        println!(
+            "{shape}: {} placed at {} of {} (median place {:.0} ns, chosen {:.0}); user kernel: {} participants, {} violations",
+            b.kind(),
+            places.chosen,
+            places.ns.len(),
+            places.median_ns(),
+            places.chosen_ns(),
+            r.participants.unwrap_or(0),
+            bad.to_vec().unwrap()[0]
+        );
+        assert_eq!(
+            bad.to_vec().unwrap()[0],
+            0,
+            "{shape}: message passing failed"
+        );
     }
 }
 

@@ -56,6 +56,26 @@ impl<'a, T: DeviceCopy> From<&'a DeviceBuffer<T>> for Arg<'a> {
     }
 }
 
+impl<'a> Arg<'a> {
+    /// A pointer to element `index` of `b` (a buffer's interior, e.g. a barrier's state at its
+    /// chosen place); `None` past the buffer's end.
+    ///
+    /// ```no_run
+    /// let gpu = occupant::cuda::Gpu::open(0)?;
+    /// let b = gpu.alloc_zeroed::<u32>(64)?;
+    /// assert!(occupant::cuda::Arg::element_of(&b, 32).is_some());
+    /// assert!(occupant::cuda::Arg::element_of(&b, 64).is_none());
+    /// # Ok::<(), occupant::Error>(())
+    /// ```
+    pub fn element_of<T: DeviceCopy>(b: &'a DeviceBuffer<T>, index: usize) -> Option<Self> {
+        (index < b.len()).then(|| {
+            let mut a = Arg::from(b);
+            a.bits += (index * std::mem::size_of::<T>()) as u64;
+            a
+        })
+    }
+}
+
 impl<'a, T: DeviceCopy> From<&'a mut DeviceBuffer<T>> for Arg<'a> {
     fn from(b: &'a mut DeviceBuffer<T>) -> Self {
         Arg::from(&*b)

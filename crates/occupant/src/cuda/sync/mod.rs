@@ -11,6 +11,7 @@ mod kernels;
 mod kinds;
 mod machine;
 mod objects;
+mod placed_barrier;
 pub mod run;
 mod shapes;
 
@@ -28,4 +29,7 @@ pub use machine::{
     ATOMIC_COSTLY, CONTENTION_COSTLY, HOLDS_LINE_THRESHOLD,
 };
 pub use objects::{Barrier, Mutex, Semaphore};
+pub use placed_barrier::{
+    BarrierPlaces, BARRIER_PLACES, BARRIER_PLACE_ROUNDS, BARRIER_PLACE_SWEEPS,
+};
 pub use shapes::{builtin_shape_table, SKEWED_TIE};

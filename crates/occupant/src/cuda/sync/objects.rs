@@ -23,15 +23,20 @@
 
 use super::kinds::{BarrierKind, MutexKind, SemaphoreKind};
 use super::machine::MachineAbstraction;
-use crate::cuda::{DeviceBuffer, Gpu};
+use crate::cuda::{Arg, DeviceBuffer, Gpu};
 use crate::model::Result;
 
-/// An inter-block barrier's device state (pass [`Barrier::state`] to the kernel, construct
-/// `Barrier::device_type()` from it and the `occ::Env` of discovery).
+/// An inter-block barrier's device state (pass [`Barrier::arg`] to the kernel, construct
+/// `Barrier::device_type()` from it and the `occ::Env` of discovery). [`Barrier::placed`]
+/// puts the state where this GPU serves it fastest in a launch shape.
 pub struct Barrier {
-    kind: BarrierKind,
-    capacity: usize,
-    state: DeviceBuffer<u32>,
+    pub(super) kind: BarrierKind,
+    pub(super) capacity: usize,
+    pub(super) state: DeviceBuffer<u32>,
+    /// Words from the start of `state` to the state in use (0 unless placed).
+    pub(super) offset: usize,
+    /// The placement probe's measurements ([`Barrier::placed`]).
+    pub(super) places: Option<super::placed_barrier::BarrierPlaces>,
 }
 
 impl Barrier {
@@ -42,6 +47,8 @@ impl Barrier {
             kind,
             capacity,
             state: gpu.alloc_zeroed(kind.state_words(capacity))?,
+            offset: 0,
+            places: None,
         })
     }
     /// With the device's default kind (its machine abstraction, measured once and stored).
@@ -64,9 +71,18 @@ impl Barrier {
     pub fn device_type(&self) -> &'static str {
         self.kind.device_type()
     }
-    /// The device state, a kernel argument (`unsigned*`).
+    /// The device state's whole allocation. A placed barrier's state in use starts
+    /// [`offset_words`](Self::offset_words) into it: pass [`arg`](Self::arg) to kernels.
     pub fn state(&self) -> &DeviceBuffer<u32> {
         &self.state
+    }
+    /// The kernel argument (`unsigned*`): the state in use, at its chosen place.
+    pub fn arg(&self) -> Arg<'_> {
+        Arg::element_of(&self.state, self.offset).unwrap_or_else(|| Arg::from(&self.state))
+    }
+    /// Words from the start of [`state`](Self::state) to the state in use (0 unless placed).
+    pub fn offset_words(&self) -> usize {
+        self.offset
     }
     /// Zeroes the state: required before each launch that uses it.
     pub fn reset(&mut self) -> Result<()> {

@@ -174,7 +174,45 @@ pub fn run_barrier_placed(
     }
     let name = format!("barrier_{}", kind.name());
     barrier_kernel(
-        gpu, kind, None, &name, shape, rounds, check, watchdog, extra, placement,
+        gpu,
+        kind,
+        None,
+        &name,
+        shape,
+        rounds,
+        check,
+        watchdog,
+        extra,
+        StateAt::Candidate(placement),
+    )
+}
+
+/// Times `rounds` barriers of `kind` (no clusters) in a launch of `launched` blocks of
+/// `block_threads` threads, its state at device address `state` (zeroed by the caller, at
+/// least `kind.state_words(launched)` words, and not in use by another launch): the
+/// benchmark's kernel over the caller's memory, as [`Barrier::placed`](super::Barrier::placed)
+/// times the candidate places of a barrier's own allocation.
+pub fn run_barrier_at(
+    gpu: &Gpu,
+    kind: BarrierKind,
+    launched: usize,
+    block_threads: usize,
+    rounds: u32,
+    state: u64,
+    watchdog: Watchdog,
+) -> Result<BarrierRun> {
+    let name = format!("barrier_{}", kind.name());
+    barrier_kernel(
+        gpu,
+        kind,
+        None,
+        &name,
+        (launched, block_threads, 1),
+        rounds,
+        false,
+        watchdog,
+        &[],
+        StateAt::Given(state),
     )
 }
 
@@ -359,7 +397,7 @@ pub fn run_barrier_lab_clustered(
         check,
         watchdog,
         &opts,
-        0,
+        StateAt::Candidate(0),
     )
 }
 
@@ -367,6 +405,15 @@ pub fn run_barrier_lab_clustered(
 /// discovery mode over `shape` = (launched blocks, threads per block, cluster size) and reads
 /// back the check and the timing.
 #[allow(clippy::too_many_arguments)]
+/// Where [`barrier_kernel`] puts the barrier's state.
+#[derive(Debug, Clone, Copy)]
+enum StateAt {
+    /// Candidate place `n` of an allocation of its own.
+    Candidate(usize),
+    /// The caller's state (device address, zeroed, large enough for the kind and shape).
+    Given(u64),
+}
+
 fn barrier_kernel(
     gpu: &Gpu,
     kind: BarrierKind,
@@ -377,7 +424,7 @@ fn barrier_kernel(
     check: bool,
     watchdog: Watchdog,
     lab: &[&str],
-    placement: usize,
+    at: StateAt,
 ) -> Result<BarrierRun> {
     let (launched, block_threads, cluster) = shape;
     if launched % cluster as usize != 0 {
@@ -404,10 +451,17 @@ fn barrier_kernel(
             .max(BarrierKind::Replica.state_words(groups)),
         None => kind.state_words(groups),
     };
-    // The state at candidate place `placement` of a larger allocation (run_barrier_placed).
-    let skip = placement * crate::cuda::PERSISTENT_PLACEMENT_STRIDE_WORDS;
-    let bstate = gpu.alloc_zeroed::<u32>(words + skip)?;
-    let state_ptr = bstate.device_ptr() + 4 * skip as u64;
+    // The state at candidate place `placement` of a larger allocation (run_barrier_placed), or
+    // the caller's (zeroed) state.
+    let (_own, state_ptr) = match at {
+        StateAt::Candidate(placement) => {
+            let skip = placement * crate::cuda::PERSISTENT_PLACEMENT_STRIDE_WORDS;
+            let bstate = gpu.alloc_zeroed::<u32>(words + skip)?;
+            let ptr = bstate.device_ptr() + 4 * skip as u64;
+            (Some(bstate), ptr)
+        }
+        StateAt::Given(ptr) => (None, ptr),
+    };
     let data = gpu.alloc_zeroed::<u64>(2 * groups)?;
     let violations = gpu.alloc_zeroed::<u32>(1)?;
     let ids = gpu.alloc_zeroed::<u32>(groups)?;

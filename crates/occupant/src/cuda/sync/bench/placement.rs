@@ -4,10 +4,11 @@
 //! (`occupant bench placement`; docs/PERSISTENT.md "Where the barrier lives").
 
 use super::super::kinds::BarrierKind;
-use super::super::run::{run_barrier_with, run_grid_sync_with};
+use super::super::run::{run_barrier_at, run_barrier_with, run_grid_sync_with};
+use super::super::{Barrier, BarrierPlaces};
 use crate::cuda::persistent::Placement;
 use crate::cuda::{Gpu, LaunchConfig, LaunchMode, PersistentProgram, PERSISTENT_POLL_PAUSE_SHIFT};
-use crate::model::{Result, Watchdog};
+use crate::model::{LaunchShape, Result, Watchdog};
 use serde::Serialize;
 
 /// A program with nothing but the placement probe (every `PersistentProgram` module has it).
@@ -31,6 +32,17 @@ pub struct BarrierPlacementRow {
     /// The same compiled with the polls' throttle persistent programs use
     /// (`-DOCC_POLL_PAUSE_SHIFT=`[`PERSISTENT_POLL_PAUSE_SHIFT`]).
     pub raw_throttled_ns: Option<f64>,
+    /// The raw kind placed by [`Barrier::placed`] (its probe over its own allocation's
+    /// places), when it ran (not with `defines`: the probe compiles the library's kinds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_places: Option<BarrierPlaces>,
+    /// The placed raw kind re-timed at its chosen place in two separate launches of `rounds`
+    /// barriers (the best): whether the probe's choice holds outside the probe.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_placed_ns: Option<f64>,
+    /// Why the placed raw kind did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_placed_error: Option<String>,
     /// `grid.sync()` in the same shape, ns per barrier (the best of two launches, each the
     /// median over blocks of the probe's rounds);
     /// `None` when it could not run (no toolkit headers, or the shape cannot launch
@@ -55,7 +67,7 @@ impl BarrierPlacementRow {
                 .unwrap_or_else(|| "-".into())
         };
         format!(
-            "{}x{} {} ({} rounds): {} blocks took part; first {:.0} ns, median {:.0}, chosen {:.0} (offset {}{}), slowest {:.0}; raw kind {}, throttled {}; grid.sync {}{}",
+            "{}x{} {} ({} rounds): {} blocks took part; first {:.0} ns, median {:.0}, chosen {:.0} (offset {}{}), slowest {:.0}; raw kind {}, throttled {}{}; grid.sync {}{}",
             self.blocks,
             self.block_threads,
             self.kind,
@@ -73,6 +85,16 @@ impl BarrierPlacementRow {
             p.slowest_ns(),
             ns(self.raw_ns),
             ns(self.raw_throttled_ns),
+            match (&self.raw_places, &self.raw_placed_error) {
+                (Some(r), _) => format!(
+                    ", placed (Barrier::placed: median place {:.0}, chosen {:.0}) {}",
+                    r.median_ns(),
+                    r.chosen_ns(),
+                    ns(self.raw_placed_ns)
+                ),
+                (None, Some(e)) => format!(", placed: {e}"),
+                (None, None) => String::new(),
+            },
             ns(self.grid_sync_ns),
             self.chosen_over_grid_sync()
                 .map(|r| format!(" (chosen / grid.sync {r:.3})"))
@@ -146,6 +168,14 @@ pub fn barrier_placement_with(
     throttled.push(throttle.as_str());
     let raw_ns = raw(&plain);
     let raw_throttled_ns = raw(&throttled);
+    let (raw_places, raw_placed_ns, raw_placed_error) = if defines.is_empty() {
+        match placed_raw(gpu, kind, blocks, block_threads, rounds) {
+            Ok((p, ns)) => (Some(p), ns, None),
+            Err(e) => (None, None, Some(e.to_string())),
+        }
+    } else {
+        (None, None, None)
+    };
     let mut grid_sync_ns = None;
     let mut grid_sync_error = None;
     for _ in 0..2 {
@@ -164,7 +194,42 @@ pub fn barrier_placement_with(
         placement,
         raw_ns,
         raw_throttled_ns,
+        raw_places,
+        raw_placed_ns,
+        raw_placed_error,
         grid_sync_ns,
         grid_sync_error,
     })
+}
+
+/// [`Barrier::placed`] in the shape, then its chosen place re-timed in two launches of
+/// `rounds` barriers (the best; `None` if neither ran).
+fn placed_raw(
+    gpu: &Gpu,
+    kind: BarrierKind,
+    blocks: usize,
+    block_threads: usize,
+    rounds: u32,
+) -> Result<(BarrierPlaces, Option<f64>)> {
+    let mut b = Barrier::placed(gpu, kind, LaunchShape::new(blocks, block_threads))?;
+    let places = b.places().cloned().ok_or_else(|| {
+        crate::model::Error::InvalidLaunch("the placement probe did not run".into())
+    })?;
+    let at = b.state().device_ptr() + 4 * b.offset_words() as u64;
+    let mut best: Option<f64> = None;
+    for _ in 0..2 {
+        b.reset()?;
+        let r = run_barrier_at(
+            gpu,
+            kind,
+            blocks,
+            block_threads,
+            rounds,
+            at,
+            Watchdog::default(),
+        )?;
+        best = Some(best.map_or(r.ns_per_barrier, |v| v.min(r.ns_per_barrier)));
+    }
+    b.reset()?;
+    Ok((places, best))
 }

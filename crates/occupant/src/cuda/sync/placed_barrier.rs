@@ -1,0 +1,193 @@
+//! A raw barrier whose state sits where this GPU serves it fastest in a launch shape.
+//!
+//! A barrier's time depends on which L2 slice holds its lines: between places of the same
+//! allocation one kind moves by 4-14 % on an H200 (`bench/results/nvidia-h200/i11-primitives/
+//! 2026-11-28-s10-lean-eager`), and within one process every launch lands on the same place.
+//! Persistent programs probe their barrier's places before their first launch
+//! ([`PersistentProgram::probe_placement`](crate::cuda::PersistentProgram::probe_placement));
+//! [`Barrier::placed`] does the same for a raw barrier: it allocates [`BARRIER_PLACES`]
+//! candidate places, times the kind at each in the launch shape (the benchmark's kernel,
+//! [`run_barrier_at`], [`BARRIER_PLACE_ROUNDS`] barriers, the fastest of
+//! [`BARRIER_PLACE_SWEEPS`] sweeps), and keeps the fastest: [`Barrier::arg`] points there.
+//! The place is a property of the hardware's address hash, not of the kernel around the
+//! barrier, so what the benchmark's kernel finds holds for the user's kernel in the same shape
+//! (`occupant bench placement` re-times the chosen place in a separate launch).
+
+use super::kinds::BarrierKind;
+use super::machine::MachineAbstraction;
+use super::objects::Barrier;
+use super::run::run_barrier_at;
+use crate::cuda::{Gpu, PERSISTENT_PLACEMENT_STRIDE_WORDS};
+use crate::model::{LaunchShape, Result, Watchdog};
+use serde::Serialize;
+use std::time::Duration;
+
+/// Candidate places [`Barrier::placed`] times.
+pub const BARRIER_PLACES: usize = 16;
+
+/// Barriers timed at each place per sweep (after discovery, in one launch).
+pub const BARRIER_PLACE_ROUNDS: u32 = 256;
+
+/// Sweeps over every place; a place's time is its fastest sweep.
+pub const BARRIER_PLACE_SWEEPS: usize = 2;
+
+/// What [`Barrier::placed`] measured and chose.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BarrierPlaces {
+    /// Blocks launched by the probe (the shape's participants).
+    pub blocks: usize,
+    /// Threads per block.
+    pub block_threads: usize,
+    /// Blocks that took part (discovery keeps the co-resident ones).
+    pub participants: usize,
+    /// Barriers timed per place and sweep.
+    pub rounds: u32,
+    /// Words between two candidate places.
+    pub stride_words: usize,
+    /// Nanoseconds per barrier at each candidate place (the fastest sweep; the median over
+    /// blocks of each launch).
+    pub ns: Vec<f64>,
+    /// The chosen place (the fastest).
+    pub chosen: usize,
+}
+
+impl BarrierPlaces {
+    /// Nanoseconds per barrier at the chosen place.
+    pub fn chosen_ns(&self) -> f64 {
+        self.ns[self.chosen]
+    }
+    /// Nanoseconds per barrier at the first place (where an unplaced barrier's state would
+    /// start in the same allocation).
+    pub fn first_ns(&self) -> f64 {
+        self.ns[0]
+    }
+    /// The median place's nanoseconds per barrier (what a barrier placed by chance costs).
+    pub fn median_ns(&self) -> f64 {
+        let mut v = self.ns.clone();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    }
+}
+
+/// Words between two candidate places for a state of `words` words: a multiple of the
+/// persistent programs' stride (36 KiB + 128 bytes) that no state overlaps.
+fn stride_for(words: usize) -> usize {
+    words.max(1).div_ceil(PERSISTENT_PLACEMENT_STRIDE_WORDS) * PERSISTENT_PLACEMENT_STRIDE_WORDS
+}
+
+impl Barrier {
+    /// A barrier of `kind` for launches of `shape`, its state at the fastest of
+    /// [`BARRIER_PLACES`] places (see the module's text). Takes a few milliseconds after the
+    /// benchmark kernel's first compile (cached). Shapes with clusters are not probed (the
+    /// state starts at the allocation's start, as [`Barrier::new`]'s): the probe's kernel
+    /// launches without clusters. The state is zeroed on return.
+    ///
+    /// ```no_run
+    /// use occupant::cuda::{Gpu, LaunchConfig};
+    /// use occupant::cuda::sync::{Barrier, BarrierKind};
+    /// use occupant::model::LaunchShape;
+    /// let gpu = Gpu::open(0)?;
+    /// let b = Barrier::placed(&gpu, BarrierKind::LeanEager, LaunchShape::new(264, 1024))?;
+    /// let p = b.places().unwrap();
+    /// println!("chosen {:.0} ns, median place {:.0} ns", p.chosen_ns(), p.median_ns());
+    /// # Ok::<(), occupant::Error>(())
+    /// ```
+    pub fn placed(gpu: &Gpu, kind: BarrierKind, shape: LaunchShape) -> Result<Self> {
+        let n = shape.participants.max(1);
+        let words = kind.state_words(n);
+        if shape.cluster > 1 {
+            return Self::new(gpu, kind, n);
+        }
+        let stride = stride_for(words);
+        let mut b = Barrier {
+            kind,
+            capacity: n,
+            state: gpu.alloc_zeroed(stride * (BARRIER_PLACES - 1) + words)?,
+            offset: 0,
+            places: None,
+        };
+        let watchdog = Watchdog::default().with_timeout(Duration::from_secs(5));
+        let base = b.state.device_ptr();
+        let mut ns = vec![f64::INFINITY; BARRIER_PLACES];
+        let mut participants = 0;
+        for _ in 0..BARRIER_PLACE_SWEEPS {
+            for (c, best) in ns.iter_mut().enumerate() {
+                b.state.zero()?;
+                let at = base + 4 * (c * stride) as u64;
+                let run = run_barrier_at(
+                    gpu,
+                    kind,
+                    n,
+                    shape.block_threads,
+                    BARRIER_PLACE_ROUNDS,
+                    at,
+                    watchdog,
+                )?;
+                participants = run.participants;
+                *best = best.min(run.ns_per_barrier);
+            }
+        }
+        b.state.zero()?;
+        let chosen = (0..ns.len())
+            .min_by(|&x, &y| ns[x].total_cmp(&ns[y]))
+            .unwrap_or(0);
+        b.offset = chosen * stride;
+        b.places = Some(BarrierPlaces {
+            blocks: n,
+            block_threads: shape.block_threads,
+            participants,
+            rounds: BARRIER_PLACE_ROUNDS,
+            stride_words: stride,
+            ns,
+            chosen,
+        });
+        Ok(b)
+    }
+
+    /// [`Barrier::placed`] with the fastest kind measured on this device for `shape`
+    /// ([`MachineAbstraction::barrier_for`]): what [`Barrier::with_default_kind_for`] gives,
+    /// at its fastest place.
+    pub fn with_default_kind_placed(gpu: &Gpu, shape: LaunchShape) -> Result<Self> {
+        let kind = MachineAbstraction::for_gpu(gpu)?.barrier_for(shape);
+        Self::placed(gpu, kind, shape)
+    }
+
+    /// The placement probe's measurements (`None` unless made by [`Barrier::placed`] in a
+    /// shape without clusters).
+    pub fn places(&self) -> Option<&BarrierPlaces> {
+        self.places.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_never_overlap_and_follow_the_persistent_stride() {
+        for kind in [BarrierKind::LeanEager, BarrierKind::Relay, BarrierKind::Xf] {
+            for n in [1, 132, 2112, 8192] {
+                let words = kind.state_words(n);
+                let s = stride_for(words);
+                assert!(s >= words, "{kind} {n}: stride {s} < state {words}");
+                assert_eq!(s % PERSISTENT_PLACEMENT_STRIDE_WORDS, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn chosen_median_and_first() {
+        let p = BarrierPlaces {
+            blocks: 4,
+            block_threads: 128,
+            participants: 4,
+            rounds: 1,
+            stride_words: 1,
+            ns: vec![5.0, 3.0, 4.0, 9.0],
+            chosen: 1,
+        };
+        assert_eq!(p.chosen_ns(), 3.0);
+        assert_eq!(p.first_ns(), 5.0);
+        assert_eq!(p.median_ns(), 5.0);
+    }
+}
