@@ -168,3 +168,31 @@ fn a_bad_llvm_comparator_file_fails_before_the_run() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn lab_variants_are_checked_before_the_gpu_opens() {
+    let (ok, out, err, _) = occupant(&[
+        "bench",
+        "primitives",
+        "--backend",
+        "cuda",
+        "--barrier-lab",
+        "--lab-variants",
+        "lab_relay_relaxed_f64,lab_nope",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("`lab_nope`") && err.contains("lab_relay_relaxed_f64"),
+        "{err}"
+    );
+    assert!(out.is_empty(), "{out}");
+    let (ok, _, err, _) = occupant(&[
+        "bench",
+        "primitives",
+        "--backend",
+        "cuda",
+        "--lab-variants",
+        "lab_p_fence",
+    ]);
+    assert!(!ok && err.contains("add --barrier-lab"), "{err}");
+}

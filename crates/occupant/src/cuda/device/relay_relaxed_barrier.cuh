@@ -1,5 +1,10 @@
 // occupant device library: RelayRelaxedBarrier, the relay whose second hop carries no fence.
-// CPU twin: occupant::cpu::sync::RelayRelaxedBarrier (tests/loom_replica_barrier.rs).
+// A barrier-lab design (kernels lab_relay_relaxed_f<F>), not a library kind: measured on an
+// H200 it LOST everywhere, by 12 % at one block to 70 % at 2112x128 (bench/results/
+// nvidia-h200/i11-primitives/2026-11-28-s11-relay-relaxed-lab): there a fence costs ~200-290 ns
+// but the read-back one more L2 round trip (~230 ns), and at full occupancy every block reading
+// every leaf line queues on the lines the arrivals use. Kept so the finding can be re-measured
+// (an H100's fences cost ~400-520 ns). No CPU twin (not a kind).
 //
 // Why: on sm_90 a release (the MEMBAR.GPU in front of a red/atom.release or fence.acq_rel) costs
 // ~400-520 ns, a relaxed returned atomic ~100-150 ns (the lab's probes, bench/results/
