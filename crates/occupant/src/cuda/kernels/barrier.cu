@@ -220,6 +220,53 @@ OCC_LAB_RELAY_RELAXED(16)
 OCC_LAB_RELAY_RELAXED(32)
 OCC_LAB_RELAY_RELAXED(64)
 OCC_LAB_RELAY_RELAXED(128)
+// Run 8 (session 11): Lean whose block-level entry does not wake the other warps: warp 0 waits
+// at named barrier 1 (bar.sync) for the block's arrivals, the other warps only arrive there
+// (bar.arrive, which synchronises with the bar.sync: their writes are ordered before thread 0's
+// atom.acq_rel) and sleep until the exit vote at named barrier 2 (bar.red.and). Lean's poll;
+// PAUSE: Lean's pause before the first poll past one block per SM (false: lean_eager).
+template <bool PAUSE>
+struct LabLeanSplitT {
+  u32* line;
+  u32 n;
+  u32 epoch;
+  unsigned delay;
+  __device__ LabLeanSplitT(u32* state, const occ::Env& env)
+      : line(state), n(env.num_groups), epoch(0u) {
+    delay = PAUSE && n > occ::pulse::sm_count() ? OCC_LEAN_DELAY_CYCLES : 0u;
+  }
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    const unsigned t = occ::local_linear_id();
+    const unsigned count = (occ::local_count() + 31u) & ~31u;  // whole warps
+    bool ok = true;
+    if (t < 32u) {
+      asm volatile("bar.sync 1, %0;" ::"r"(count) : "memory");
+      if (t == 0u) {
+        const u32 target = epoch * n;
+        const u32 old = occ::atomic_add_acq_rel(line, 1u);
+        if (occ::epoch_diff(target, old + 1u) > 0) {
+          if (delay != 0u) occ::pulse::spin_cycles(delay);
+          ok = occ::pulse::poll_pipelined<1u, 0u, OCC_POLL_EVERY>(
+              occ::Prim::LeanBarrier, line, target, occ::pulse::throttle_for(n));
+        }
+      }
+    } else {
+      asm volatile("bar.arrive 1, %0;" ::"r"(count) : "memory");
+    }
+    unsigned all;
+    asm volatile(
+        "{ .reg .pred p, q; setp.ne.u32 p, %1, 0; bar.red.and.pred q, 2, %2, p; selp.u32 %0, 1, 0, q; }"
+        : "=r"(all)
+        : "r"(ok ? 1u : 0u), "r"(count)
+        : "memory");
+    return all != 0u;
+  }
+};
+using LabLeanSplit = LabLeanSplitT<false>;
+using LabLeanSplitPause = LabLeanSplitT<true>;
+OCC_BARRIER_KERNEL(lab_lean_split, LabLeanSplit)
+OCC_BARRIER_KERNEL(lab_lean_split_pause, LabLeanSplitPause)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between

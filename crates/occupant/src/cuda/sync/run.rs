@@ -245,7 +245,9 @@ pub fn skew_option(skew_ns: u32) -> Option<String> {
 /// relaxed atomic (grid.sync's), `atom.release`, `fence.acq_rel` + relaxed atomic;
 /// `lab_lean_last_warp`: Lean's arrival and poll by the block's last warp.
 /// `lab_relay_relaxed_f<F>` (session 11): the relay whose root hop is relaxed
-/// (relay_relaxed_barrier.cuh) with fan-in F.
+/// (relay_relaxed_barrier.cuh) with fan-in F; `lab_lean_split` / `lab_lean_split_pause`:
+/// lean_eager / Lean whose other warps only arrive at the entry (named barrier 1) and sleep
+/// until the exit vote (named barrier 2).
 pub const BARRIER_LAB: &[&str] = &[
     "lab_replica_r1_d1_e16",
     "lab_replica_atom_d1_e16",
@@ -275,6 +277,8 @@ pub const BARRIER_LAB: &[&str] = &[
     "lab_relay_relaxed_f32",
     "lab_relay_relaxed_f64",
     "lab_relay_relaxed_f128",
+    "lab_lean_split",
+    "lab_lean_split_pause",
 ];
 
 /// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every
