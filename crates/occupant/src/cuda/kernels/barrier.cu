@@ -225,6 +225,8 @@ OCC_LAB_RELAY_RELAXED(128)
 // (bar.arrive, which synchronises with the bar.sync: their writes are ordered before thread 0's
 // atom.acq_rel) and sleep until the exit vote at named barrier 2 (bar.red.and). Lean's poll;
 // PAUSE: Lean's pause before the first poll past one block per SM (false: lean_eager).
+// Measured on an H200: 14-25 ns SLOWER than lean_eager in every shape (bench/results/nvidia-h200/
+// i11-primitives/2026-11-28-s11-lean-split-lab); kept as a negative.
 template <bool PAUSE>
 struct LabLeanSplitT {
   u32* line;
