@@ -172,15 +172,11 @@ pub fn run_barrier_placed(
             "the {kind} barrier does not use thread-block clusters"
         )));
     }
-    let name = format!("barrier_{}", kind.name());
-    barrier_kernel(
+    kind_kernel(
         gpu,
         kind,
-        None,
-        &name,
         shape,
-        rounds,
-        check,
+        (rounds, check),
         watchdog,
         extra,
         StateAt::Candidate(placement),
@@ -201,18 +197,32 @@ pub fn run_barrier_at(
     state: u64,
     watchdog: Watchdog,
 ) -> Result<BarrierRun> {
-    let name = format!("barrier_{}", kind.name());
-    barrier_kernel(
+    kind_kernel(
         gpu,
         kind,
-        None,
-        &name,
         (launched, block_threads, 1),
-        rounds,
-        false,
+        (rounds, false),
         watchdog,
         &[],
         StateAt::Given(state),
+    )
+}
+
+/// [`barrier_kernel`] for a library kind (kernel `barrier_<kind>`); `timing`: rounds, and
+/// whether to check messages.
+fn kind_kernel(
+    gpu: &Gpu,
+    kind: BarrierKind,
+    shape: (usize, usize, u32),
+    timing: (u32, bool),
+    watchdog: Watchdog,
+    extra: &[&str],
+    at: StateAt,
+) -> Result<BarrierRun> {
+    let name = format!("barrier_{}", kind.name());
+    let (rounds, check) = timing;
+    barrier_kernel(
+        gpu, kind, None, &name, shape, rounds, check, watchdog, extra, at,
     )
 }
 
@@ -405,10 +415,6 @@ pub fn run_barrier_lab_clustered(
     )
 }
 
-/// Compiles occupant_barrier.cu (the lab when `variant` is given), launches kernel `name` in
-/// discovery mode over `shape` = (launched blocks, threads per block, cluster size) and reads
-/// back the check and the timing.
-#[allow(clippy::too_many_arguments)]
 /// Where [`barrier_kernel`] puts the barrier's state.
 #[derive(Debug, Clone, Copy)]
 enum StateAt {
@@ -418,6 +424,10 @@ enum StateAt {
     Given(u64),
 }
 
+/// Compiles occupant_barrier.cu (the lab when `variant` is given), launches kernel `name` in
+/// discovery mode over `shape` = (launched blocks, threads per block, cluster size) and reads
+/// back the check and the timing.
+#[allow(clippy::too_many_arguments)]
 fn barrier_kernel(
     gpu: &Gpu,
     kind: BarrierKind,

@@ -135,6 +135,8 @@ impl MachineAbstraction {
 impl Barrier {
     /// With the fastest kind measured on this device for `shape` (participants, block size,
     /// cluster size; see [`MachineAbstraction::barrier_for`]), sized for `shape.participants`.
+    /// Its state lands wherever the allocation does; [`Barrier::with_default_kind_placed`]
+    /// also probes where this GPU serves it fastest (up to ~10 % on an H200, a few ms).
     pub fn with_default_kind_for(gpu: &Gpu, shape: LaunchShape) -> Result<Self> {
         let kind = MachineAbstraction::for_gpu(gpu)?.barrier_for(shape);
         Self::new(gpu, kind, shape.participants.max(1))
