@@ -164,6 +164,14 @@ pub struct ShapeSummary {
     pub builtin_default_kind: Option<String>,
     /// See `builtin_default_kind`.
     pub builtin_default_over_best: Option<f64>,
+    /// With several runs (places) per design: the fastest single place of any kind of ours
+    /// and its ns per barrier, what [`Barrier::placed`](crate::cuda::sync::Barrier::placed)
+    /// can find (`None` with one run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_place: Option<(String, f64)>,
+    /// `best_place` / grid.sync.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_place_over_grid_sync: Option<f64>,
 }
 
 enum Design {
@@ -486,6 +494,17 @@ pub(super) fn summarise(
                 s.name
             ));
         }
+        let best_place = fastest_place(barrier, s);
+        let best_place_over_grid_sync = match (&best_place, grid) {
+            (Some((_, b)), Some(g)) if g > 0.0 => Some(b / g),
+            _ => None,
+        };
+        if let (Some((k, ns)), Some(r)) = (&best_place, best_place_over_grid_sync) {
+            log(&format!(
+                "  {:<10} best place: {k} {ns:.0} ns, {r:.2}x grid.sync (what Barrier::placed finds)",
+                s.name
+            ));
+        }
         v.push(ShapeSummary {
             shape: s.name.clone(),
             best,
@@ -495,14 +514,66 @@ pub(super) fn summarise(
             default_over_best: dob,
             builtin_default_kind: builtin,
             builtin_default_over_best: builtin_ratio,
+            best_place,
+            best_place_over_grid_sync,
         });
     }
     v
 }
 
+/// The fastest single run (place) of any library kind in shape `s`, from the designs timed
+/// more than once (`BarrierPoint::ns_runs`).
+fn fastest_place(barrier: &[BarrierPoint], s: &BenchShape) -> Option<(String, f64)> {
+    barrier
+        .iter()
+        .filter(|b| b.shape == s.name && b.blocks == s.blocks && b.ns_runs.len() > 1)
+        .filter(|b| BarrierKind::parse(&b.design).is_some())
+        .filter_map(|b| {
+            let ns = b.ns_runs.iter().copied().min_by(f64::total_cmp)?;
+            Some((b.design.clone(), ns))
+        })
+        .min_by(|x, y| x.1.total_cmp(&y.1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fastest_place_is_the_fastest_run_of_any_kind_timed_more_than_once() {
+        let s = BenchShape {
+            name: "264x1024".into(),
+            blocks: 264,
+            threads: 1024,
+        };
+        let point = |design: &str, runs: &[f64]| BarrierPoint {
+            shape: s.name.clone(),
+            design: design.into(),
+            blocks: 264,
+            block_threads: 1024,
+            ns_per_barrier: Some(runs[runs.len() / 2]),
+            error: None,
+            run: None,
+            ns_runs: runs.to_vec(),
+        };
+        let pts = vec![
+            point("lean_eager", &[1040.0, 990.0, 1035.0]),
+            point("replica", &[1480.0, 1470.0, 1490.0]),
+            point("grid.sync (cooperative)", &[900.0, 900.0]),
+        ];
+        assert_eq!(
+            fastest_place(&pts, &s),
+            Some(("lean_eager".to_string(), 990.0))
+        );
+        let one: Vec<_> = pts
+            .iter()
+            .map(|p| BarrierPoint {
+                ns_runs: vec![1.0],
+                ..p.clone()
+            })
+            .collect();
+        assert_eq!(fastest_place(&one, &s), None, "one run: no place to choose");
+    }
 
     fn h200() -> DeviceInfo {
         DeviceInfo {
