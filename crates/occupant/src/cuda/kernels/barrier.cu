@@ -269,6 +269,45 @@ using LabLeanSplit = LabLeanSplitT<false>;
 using LabLeanSplitPause = LabLeanSplitT<true>;
 OCC_BARRIER_KERNEL(lab_lean_split, LabLeanSplit)
 OCC_BARRIER_KERNEL(lab_lean_split_pause, LabLeanSplitPause)
+// Run 9 (session 11): Lean's poll as grid.sync() (CUDA 13, cooperative_groups/details/sync.h)
+// polls: every load an ld.acquire.gpu (ACQ; slower polls, less traffic on the arrival line),
+// or relaxed loads GAP cycles apart; occ::poll_until's loop (the clock every poll) for all,
+// so lab_lean_poll_rlx_g0 is the control.
+template <bool ACQ, unsigned GAP>
+struct LabLeanPollT {
+  u32* line;
+  u32 n;
+  u32 epoch;
+  __device__ LabLeanPollT(u32* state, const occ::Env& env)
+      : line(state), n(env.num_groups), epoch(0u) {}
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    __syncthreads();
+    bool ok = true;
+    if (occ::local_linear_id() == 0u) {
+      const u32 target = epoch * n;
+      const u32 old = occ::atomic_add_acq_rel(line, 1u);
+      if (occ::epoch_diff(target, old + 1u) > 0) {
+        const u32* w = line;
+        ok = occ::poll_until(occ::Prim::LeanBarrier, [w, target] {
+          if (GAP != 0u) occ::pulse::spin_cycles(GAP);
+          const u32 v = ACQ ? occ::ld_acquire(w) : occ::ld_relaxed(w);
+          return occ::epoch_diff(v, target) >= 0;
+        });
+        if (!ACQ && ok) occ::pulse::fence_acquire();
+      }
+    }
+    return __syncthreads_and(ok) != 0;
+  }
+};
+#define OCC_LAB_LEAN_POLL(NAME, ACQ, GAP)                     \
+  using LabLeanPoll_##NAME = LabLeanPollT<ACQ, GAP>;           \
+  OCC_BARRIER_KERNEL(lab_lean_poll_##NAME, LabLeanPoll_##NAME)
+OCC_LAB_LEAN_POLL(rlx_g0, false, 0)
+OCC_LAB_LEAN_POLL(acq_g0, true, 0)
+OCC_LAB_LEAN_POLL(rlx_g64, false, 64)
+OCC_LAB_LEAN_POLL(rlx_g256, false, 256)
+OCC_LAB_LEAN_POLL(acq_g64, true, 64)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between

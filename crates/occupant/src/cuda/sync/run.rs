@@ -257,7 +257,8 @@ pub fn skew_option(skew_ns: u32) -> Option<String> {
 /// `lab_relay_relaxed_f<F>` (session 11): the relay whose root hop is relaxed
 /// (relay_relaxed_barrier.cuh) with fan-in F; `lab_lean_split` / `lab_lean_split_pause`:
 /// lean_eager / Lean whose other warps only arrive at the entry (named barrier 1) and sleep
-/// until the exit vote (named barrier 2).
+/// until the exit vote (named barrier 2); `lab_lean_poll_<acq|rlx>_g<G>`: lean_eager polling
+/// with ld.acquire (as CUDA 13's grid.sync()) or relaxed loads, G cycles apart.
 pub const BARRIER_LAB: &[&str] = &[
     "lab_replica_r1_d1_e16",
     "lab_replica_atom_d1_e16",
@@ -289,6 +290,11 @@ pub const BARRIER_LAB: &[&str] = &[
     "lab_relay_relaxed_f128",
     "lab_lean_split",
     "lab_lean_split_pause",
+    "lab_lean_poll_rlx_g0",
+    "lab_lean_poll_acq_g0",
+    "lab_lean_poll_rlx_g64",
+    "lab_lean_poll_rlx_g256",
+    "lab_lean_poll_acq_g64",
 ];
 
 /// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every
