@@ -125,6 +125,12 @@
 #ifndef OCC_POLL_PAUSE_GATE
 #define OCC_POLL_PAUSE_GATE 1
 #endif
+// Acquire polls (experiment, off by default): every poll an ld.acquire.gpu, as CUDA 13's
+// grid.sync() polls, and no fence.acquire.gpu after the last; off: relaxed polls and one
+// fence.acquire.gpu after the poll that saw the target.
+#ifndef OCC_POLL_ACQUIRE_LOADS
+#define OCC_POLL_ACQUIRE_LOADS 0
+#endif
 
 namespace occ {
 namespace pulse {
@@ -173,12 +179,14 @@ __device__ __forceinline__ bool throttle_for(u32 waiters) {
 template <unsigned DEPTH, unsigned GAP, unsigned EVERY, bool THROTTLE, bool ACQUIRE = true>
 __device__ __forceinline__ bool poll_loop(unsigned prim, const u32* w, u32 target) {
   const bool given_up = aborted();
+  // OCC_POLL_ACQUIRE_LOADS: each load acquires (then no fence after the last).
+  constexpr bool kAcqLoads = ACQUIRE && OCC_POLL_ACQUIRE_LOADS != 0;
   u32 v[DEPTH];
-  v[0] = ld_relaxed(w);
+  v[0] = kAcqLoads ? ld_acquire(w) : ld_relaxed(w);
 #pragma unroll
   for (unsigned k = 1; k < DEPTH; ++k) {
     if (GAP != 0u) spin_cycles(GAP);
-    v[k] = ld_relaxed(w);
+    v[k] = kAcqLoads ? ld_acquire(w) : ld_relaxed(w);
   }
   const unsigned long long t0 = globaltimer();
   // OCC_POLL_PREDICT: the arrivals seen since the first load, and when (SM clock).
@@ -190,7 +198,7 @@ __device__ __forceinline__ bool poll_loop(unsigned prim, const u32* w, u32 targe
     for (unsigned k = 0; k < DEPTH; ++k) {
       const int missing = epoch_diff(target, v[k]);
       if (missing <= 0) {
-        if (ACQUIRE) fence_acquire();
+        if (ACQUIRE && !kAcqLoads) fence_acquire();
         return true;
       }
       if (OCC_POLL_PREDICT) {
@@ -210,7 +218,7 @@ __device__ __forceinline__ bool poll_loop(unsigned prim, const u32* w, u32 targe
         const unsigned ns = (unsigned)missing << (OCC_POLL_PAUSE_SHIFT >= 0 ? OCC_POLL_PAUSE_SHIFT : 0);
         if (ns >= OCC_POLL_PAUSE_MIN_NS) __nanosleep(ns < OCC_POLL_PAUSE_MAX_NS ? ns : OCC_POLL_PAUSE_MAX_NS);
       }
-      v[k] = ld_relaxed(w);
+      v[k] = kAcqLoads ? ld_acquire(w) : ld_relaxed(w);
     }
     if (given_up) return false;  // given up before this wait began: not a waiter
     // The clock and the abort flag every EVERY rounds (EVERY = 1: the clock every round, the
