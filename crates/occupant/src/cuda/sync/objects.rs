@@ -29,6 +29,36 @@ use crate::model::Result;
 /// An inter-block barrier's device state (pass [`Barrier::arg`] to the kernel, construct
 /// `Barrier::device_type()` from it and the `occ::Env` of discovery). [`Barrier::placed`]
 /// puts the state where this GPU serves it fastest in a launch shape.
+///
+/// A kernel whose blocks meet at a barrier between steps, on as many blocks as are
+/// co-resident (discovery), with the fastest kind for the shape at its fastest place:
+///
+/// ```no_run
+/// use occupant::cuda::{Gpu, LaunchConfig, LaunchMode};
+/// use occupant::cuda::sync::Barrier;
+/// use occupant::model::LaunchShape;
+/// let gpu = Gpu::open(0)?;
+/// let (blocks, threads) = (264, 1024);
+/// let mut bar = Barrier::with_default_kind_placed(&gpu, LaunchShape::new(blocks, threads))?;
+/// let src = format!(r#"#include <occupant.cuh>
+/// extern "C" __global__ void steps(unsigned* st, unsigned* hits, unsigned n) {{
+///   occ::Env env;
+///   if (!occ::discover(env, occ::Quiescent, 0u)) return;  // not co-resident: leave
+///   {} bar(st, env);
+///   for (unsigned s = 0; s < n; ++s) {{
+///     if (occ::local_linear_id() == 0u) atomicAdd(&hits[s], 1u);
+///     if (!bar.wait()) return;  // false: the watchdog aborted the launch
+///   }}
+/// }}"#, bar.device_type());
+/// let module = gpu.compile("steps.cu", &src, &Default::default())?;
+/// let hits = gpu.alloc_zeroed::<u32>(100)?;
+/// bar.reset()?; // zeroed state before every launch
+/// let cfg = LaunchConfig::new(LaunchMode::Discovery, threads).grid(blocks);
+/// let report = module.launch("steps", &cfg, &occupant::args![bar.arg(), &hits, 100u32])?;
+/// let took_part = report.participants.unwrap_or(0);
+/// assert!(hits.to_vec()?.iter().all(|&h| h == took_part));
+/// # Ok::<(), occupant::Error>(())
+/// ```
 pub struct Barrier {
     pub(super) kind: BarrierKind,
     pub(super) capacity: usize,
