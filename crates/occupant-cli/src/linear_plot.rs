@@ -35,26 +35,6 @@ pub fn line_chart_svg(
         .y_desc(y_label)
         .draw()
         .map_err(|e| e.to_string())?;
-    for (i, (name, points)) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().copied(),
-                color.stroke_width(2),
-            ))
-            .map_err(|e| e.to_string())?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
-        chart
-            .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
-            .map_err(|e| e.to_string())?;
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(|e| e.to_string())?;
+    crate::plot::draw_series(&mut chart, series, SeriesLabelPosition::UpperRight)?;
     root.present().map_err(|e| e.to_string())
 }

@@ -1,5 +1,6 @@
 //! Small SVG line charts (plotters, SVG backend) for the experiment commands.
 
+use plotters::coord::ranged1d::Ranged;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -49,27 +50,42 @@ pub fn panels_svg(path: &Path, panels: &[Panel]) -> Result<(), String> {
             .y_label_formatter(&|v| format!("{v:.0e}"))
             .draw()
             .map_err(|e| e.to_string())?;
-        for (i, (name, points)) in panel.series.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
-            chart
-                .draw_series(LineSeries::new(
-                    points.iter().copied(),
-                    color.stroke_width(2),
-                ))
-                .map_err(|e| e.to_string())?
-                .label(name)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
-            chart
-                .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                .map_err(|e| e.to_string())?;
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerLeft)
-            .draw()
-            .map_err(|e| e.to_string())?;
+        draw_series(&mut chart, &panel.series, SeriesLabelPosition::LowerLeft)?;
     }
     root.present().map_err(|e| e.to_string())
+}
+
+/// Draws each named series of a chart as a line with dots (palette colours in order) and the
+/// legend at `legend`: the part every chart of the CLI shares, whatever its axes.
+pub fn draw_series<'a, DB, X, Y>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    series: &[(String, Vec<(f64, f64)>)],
+    legend: SeriesLabelPosition,
+) -> Result<(), String>
+where
+    DB: DrawingBackend + 'a,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    for (i, (name, points)) in series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| e.to_string())?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(|e| e.to_string())?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(legend)
+        .draw()
+        .map_err(|e| e.to_string())
 }
