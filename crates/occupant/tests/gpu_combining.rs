@@ -247,10 +247,11 @@ fn placed_barriers_pass_messages_in_a_users_kernel() {
             )
             .unwrap_or_else(|e| panic!("{shape} {}: {e}", b.kind()));
         println!(
-            "{shape}: {} placed at {} of {} (median place {:.0} ns, chosen {:.0}); user kernel: {} participants, {} violations",
+            "{shape}: {} placed at {} of {} in {:.0} ms (median place {:.0} ns, chosen {:.0}); user kernel: {} participants, {} violations",
             b.kind(),
             places.chosen,
             places.ns.len(),
+            places.probe_ms,
             places.median_ns(),
             places.chosen_ns(),
             r.participants.unwrap_or(0),

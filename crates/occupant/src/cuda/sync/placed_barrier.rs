@@ -49,6 +49,9 @@ pub struct BarrierPlaces {
     pub ns: Vec<f64>,
     /// The chosen place (the fastest).
     pub chosen: usize,
+    /// Wall time of the whole probe, milliseconds (compiling the benchmark kernel, when not
+    /// cached, included).
+    pub probe_ms: f64,
 }
 
 impl BarrierPlaces {
@@ -98,6 +101,7 @@ impl Barrier {
         if shape.cluster > 1 {
             return Self::new(gpu, kind, n);
         }
+        let started = std::time::Instant::now();
         let stride = stride_for(words);
         let mut b = Barrier {
             kind,
@@ -140,6 +144,7 @@ impl Barrier {
             stride_words: stride,
             ns,
             chosen,
+            probe_ms: started.elapsed().as_secs_f64() * 1e3,
         });
         Ok(b)
     }
@@ -185,6 +190,7 @@ mod tests {
             stride_words: 1,
             ns: vec![5.0, 3.0, 4.0, 9.0],
             chosen: 1,
+            probe_ms: 1.0,
         };
         assert_eq!(p.chosen_ns(), 3.0);
         assert_eq!(p.first_ns(), 5.0);
