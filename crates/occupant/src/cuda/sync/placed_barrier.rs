@@ -80,8 +80,8 @@ fn stride_for(words: usize) -> usize {
 
 impl Barrier {
     /// A barrier of `kind` for launches of `shape`, its state at the fastest of
-    /// [`BARRIER_PLACES`] places (see the module's text). Takes a few milliseconds after the
-    /// benchmark kernel's first compile (cached). Shapes with clusters are not probed (the
+    /// [`BARRIER_PLACES`] places (see the module's text). Takes ~70-120 ms on an H200 (32
+    /// launches), plus the benchmark kernel's first compile (~2.6 s, then cached on disk). Shapes with clusters are not probed (the
     /// state starts at the allocation's start, as [`Barrier::new`]'s): the probe's kernel
     /// launches without clusters. The state is zeroed on return.
     ///
