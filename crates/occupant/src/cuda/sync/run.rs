@@ -5,7 +5,7 @@ use super::kernels::{self, BARRIER_CU, DISCOVERY_CU, MEMORY_BENCH_CU, MUTEX_CU, 
 use super::kinds::{BarrierKind, DiscoveryMethod, MutexKind, SemaphoreKind};
 use super::machine::{Access, Defaults, MachineAbstraction, MemoryTiming};
 use crate::args;
-use crate::cuda::{Gpu, LaunchConfig, LaunchMode, Module};
+use crate::cuda::{Arg, Gpu, LaunchConfig, LaunchMode, Module};
 use crate::model::{Error, Result, Watchdog};
 use serde::Serialize;
 
@@ -628,6 +628,32 @@ pub fn run_mutex_clustered(
     work: bool,
     watchdog: Watchdog,
 ) -> Result<MutexRun> {
+    run_mutex_placed(
+        gpu,
+        kind,
+        (blocks, block_threads, cluster),
+        iters,
+        work,
+        watchdog,
+        0,
+    )
+}
+
+/// [`run_mutex_clustered`] (shape = contending blocks, threads per block, cluster size) with
+/// the lock's state at candidate place `placement`: `placement` ×
+/// [`PERSISTENT_PLACEMENT_STRIDE_WORDS`](crate::cuda::PERSISTENT_PLACEMENT_STRIDE_WORDS)
+/// words into a larger allocation, as [`run_barrier_placed`] places a barrier's (how much a
+/// lock's throughput depends on where its word lands in L2).
+pub fn run_mutex_placed(
+    gpu: &Gpu,
+    kind: MutexKind,
+    shape: (usize, usize, u32),
+    iters: u32,
+    work: bool,
+    watchdog: Watchdog,
+    placement: usize,
+) -> Result<MutexRun> {
+    let (blocks, block_threads, cluster) = shape;
     let cluster = cluster.max(1);
     if cluster > 1 && !kind.uses_clusters() {
         return Err(Error::InvalidLaunch(format!(
@@ -661,7 +687,9 @@ pub fn run_mutex_clustered(
             Some(kernels::FULL_OCCUPANCY_REGISTERS),
         )?;
     }
-    let state = gpu.alloc_zeroed::<u32>(kind.state_words())?;
+    let skip = placement * crate::cuda::PERSISTENT_PLACEMENT_STRIDE_WORDS;
+    let state = gpu.alloc_zeroed::<u32>(kind.state_words() + skip)?;
+    let state_arg = Arg::element_of(&state, skip).unwrap_or_else(|| Arg::from(&state));
     let counter = gpu.alloc_zeroed::<u32>(32)?;
     let times = gpu.alloc_zeroed::<u64>(2 * launched)?;
     let cfg = LaunchConfig::plain(launched, block_threads).watchdog(watchdog);
@@ -670,7 +698,7 @@ pub fn run_mutex_clustered(
             &name,
             &cfg,
             &args![
-                &state,
+                state_arg,
                 &counter,
                 iters,
                 u32::from(work),
@@ -682,11 +710,11 @@ pub fn run_mutex_clustered(
         m.launch(
             &name,
             &cfg,
-            &args![&state, &counter, iters, u32::from(work), &times],
+            &args![state_arg, &counter, iters, u32::from(work), &times],
         )?;
     }
     let mops = mops_over_span(&times.to_vec()?, blocks, iters);
-    let st = state.to_vec()?;
+    let st = state.to_vec()?.split_off(skip);
     let free_after = match kind {
         MutexKind::Spin | MutexKind::SpinBackoff => st[0] == 0,
         // The queue's last node (tail = tag << 13 | id) has status COMBINE in that use
