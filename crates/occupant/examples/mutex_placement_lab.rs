@@ -30,7 +30,7 @@ fn main() -> occupant::Result<()> {
     for &b in &blocks {
         for kind in kinds
             .into_iter()
-            .filter(|k| k.capacity().is_none_or(|c| b <= c))
+            .filter(|k| k.capacity().map_or(true, |c| b <= c))
         {
             let iters = (200_000 / b as u32).max(50);
             let mut mops = vec![0.0f64; 16];
