@@ -3,10 +3,10 @@
 //! candidate places 0..16 of a larger allocation (`run::run_mutex_placed`), interleaved, in a
 //! few contention levels, and prints Mops/s per place with the spread.
 //! `cargo run --release -p occupant --example mutex_placement_lab -- [BLOCKS ...]`
-use occupant::cuda::sync::run::run_mutex_placed;
-use occupant::cuda::sync::MutexKind;
+use occupant::cuda::sync::run::{run_mutex_at, run_mutex_placed};
+use occupant::cuda::sync::{Mutex, MutexKind};
 use occupant::cuda::Gpu;
-use occupant::model::Watchdog;
+use occupant::model::{LaunchShape, Watchdog};
 use std::time::Duration;
 
 fn main() -> occupant::Result<()> {
@@ -43,6 +43,26 @@ fn main() -> occupant::Result<()> {
             }
             let mut s = mops.clone();
             s.sort_by(f64::total_cmp);
+            // Mutex::placed's probe (its own allocation, a fixed counter), then its choice
+            // re-timed in two separate launches of the full count.
+            let mut m = Mutex::placed(&gpu, kind, LaunchShape::new(b, 128))?;
+            let mut retimed = 0.0f64;
+            for _ in 0..2 {
+                m.reset()?;
+                let at = (m.state(), m.offset_words());
+                let r = run_mutex_at(&gpu, kind, b, 128, iters, true, at, wd)?;
+                retimed = retimed.max(r.mops);
+            }
+            if let Some(p) = m.places() {
+                println!(
+                    "{b:>5} blocks {:<16} Mutex::placed: median place {:.3} Mops/s, chosen {:.3} (place {}, {:.0} ms), re-timed {retimed:.3}",
+                    kind.name(),
+                    1e3 / p.median_ns(),
+                    1e3 / p.chosen_ns(),
+                    p.chosen,
+                    p.probe_ms
+                );
+            }
             println!(
                 "{b:>5} blocks {:<16} Mops/s by place: min {:.3} median {:.3} max {:.3} (max/min {:.3}); place 0 {:.3}; all {:?}",
                 kind.name(),

@@ -265,6 +265,69 @@ fn placed_barriers_pass_messages_in_a_users_kernel() {
     }
 }
 
+/// A user's kernel over a lock: every block takes it `iters` times and increments a plain
+/// counter inside.
+const USER_LOCK_CU: &str = r#"#include <occupant.cuh>
+#include <occupant_sync.cuh>
+extern "C" __global__ void user_lock(unsigned* state, unsigned* counter, unsigned iters) {
+  MUTEX m(state);
+  for (unsigned i = 0u; i < iters; ++i) {
+    if (!occ::block_lock(m)) return;
+    if (threadIdx.x == 0) *counter += 1;
+    occ::block_unlock(m);
+  }
+}
+"#;
+
+/// Mutex::with_default_kind_placed at 1 to full-SM contention: the probe chooses one of its
+/// places, the lock is free after it, and a user's kernel counts every acquisition there.
+#[test]
+fn placed_mutexes_count_every_acquisition_in_a_users_kernel() {
+    let Some(gpu) = gpu_or_skip("placed_mutexes_count_every_acquisition_in_a_users_kernel") else {
+        return;
+    };
+    let sms = gpu.info().sm_count as usize;
+    for (p, t) in [(1usize, 128usize), (2, 128), (3, 64), (33, 128), (sms, 256)] {
+        let shape = LaunchShape::new(p, t);
+        let mut m = Mutex::with_default_kind_placed(&gpu, shape).unwrap();
+        let kind = m.kind();
+        let src = USER_LOCK_CU.replace("MUTEX", m.device_type());
+        let module = gpu
+            .compile("user_lock.cu", &src, &Default::default())
+            .unwrap();
+        let counter = gpu.alloc_zeroed::<u32>(1).unwrap();
+        let iters = 500u32;
+        let cfg = LaunchConfig::plain(p, t).watchdog(wd());
+        module
+            .launch(
+                "user_lock",
+                &cfg,
+                &occupant::args![m.arg(), &counter, iters],
+            )
+            .unwrap_or_else(|e| panic!("{shape} {kind}: {e}"));
+        let got = counter.to_vec().unwrap()[0];
+        match m.places() {
+            Some(places) => {
+                assert_eq!(places.ns.len(), occupant::cuda::sync::PLACES);
+                assert_eq!(m.offset_words(), places.chosen * places.stride_words);
+                println!(
+                    "{shape}: {kind} placed at {} of {} in {:.0} ms ({:.2} Mops/s at the median place, {:.2} chosen); user kernel counted {got}",
+                    places.chosen,
+                    places.ns.len(),
+                    places.probe_ms,
+                    1e3 / places.median_ns(),
+                    1e3 / places.chosen_ns()
+                );
+            }
+            None => {
+                println!("{shape}: {kind} (cluster kind: not probed); user kernel counted {got}")
+            }
+        }
+        assert_eq!(got, p as u32 * iters, "{shape} {kind}: lost acquisitions");
+        m.reset().unwrap();
+    }
+}
+
 /// Small runs for `compute-sanitizer --tool racecheck|synccheck`.
 #[test]
 fn combining_sanitizer_smoke() {

@@ -12,6 +12,8 @@ mod kinds;
 mod machine;
 mod objects;
 mod placed_barrier;
+mod placed_mutex;
+mod places;
 pub mod run;
 mod shapes;
 
@@ -32,4 +34,6 @@ pub use objects::{Barrier, Mutex, Semaphore};
 pub use placed_barrier::{
     BarrierPlaces, BARRIER_PLACES, BARRIER_PLACE_ROUNDS, BARRIER_PLACE_SWEEPS,
 };
+pub use placed_mutex::MUTEX_PLACE_PAIRS;
+pub use places::{Places, PLACES, PLACE_SWEEPS};
 pub use shapes::{builtin_shape_table, SKEWED_TIE};

@@ -16,7 +16,7 @@
 //! }}"#, m.device_type());
 //! let module = gpu.compile("k.cu", &src, &Default::default())?;
 //! let counter = gpu.alloc_zeroed::<u32>(1)?;
-//! module.launch("k", &LaunchConfig::plain(264, 128), &occupant::args![m.state(), &counter])?;
+//! module.launch("k", &LaunchConfig::plain(264, 128), &occupant::args![m.arg(), &counter])?;
 //! assert_eq!(counter.to_vec()?[0], 264);
 //! # Ok::<(), occupant::Error>(())
 //! ```
@@ -120,10 +120,15 @@ impl Barrier {
     }
 }
 
-/// A mutex's device state.
+/// A mutex's device state (pass [`Mutex::arg`] to the kernel). [`Mutex::placed`] puts the
+/// state where this GPU hands the lock over fastest.
 pub struct Mutex {
-    kind: MutexKind,
-    state: DeviceBuffer<u32>,
+    pub(super) kind: MutexKind,
+    pub(super) state: DeviceBuffer<u32>,
+    /// Words from the start of `state` to the state in use (0 unless placed).
+    pub(super) offset: usize,
+    /// The placement probe's measurements ([`Mutex::placed`]).
+    pub(super) places: Option<super::places::Places>,
 }
 
 impl Mutex {
@@ -132,6 +137,8 @@ impl Mutex {
         Ok(Mutex {
             kind,
             state: gpu.alloc_zeroed(kind.state_words())?,
+            offset: 0,
+            places: None,
         })
     }
     /// With the device's default kind.
@@ -146,9 +153,18 @@ impl Mutex {
     pub fn device_type(&self) -> &'static str {
         self.kind.device_type()
     }
-    /// The device state, a kernel argument (`unsigned*`).
+    /// The device state's whole allocation. A placed lock's state in use starts
+    /// [`offset_words`](Self::offset_words) into it: pass [`arg`](Self::arg) to kernels.
     pub fn state(&self) -> &DeviceBuffer<u32> {
         &self.state
+    }
+    /// The kernel argument (`unsigned*`): the state in use, at its chosen place.
+    pub fn arg(&self) -> Arg<'_> {
+        Arg::element_of(&self.state, self.offset).unwrap_or_else(|| Arg::from(&self.state))
+    }
+    /// Words from the start of [`state`](Self::state) to the state in use (0 unless placed).
+    pub fn offset_words(&self) -> usize {
+        self.offset
     }
     /// Frees the lock (after a launch that aborted while holding it).
     pub fn reset(&mut self) -> Result<()> {

@@ -16,67 +16,23 @@
 use super::kinds::BarrierKind;
 use super::machine::MachineAbstraction;
 use super::objects::Barrier;
+use super::places::{probe, stride_for, Places, PLACES, PLACE_SWEEPS};
 use super::run::run_barrier_at;
-use crate::cuda::{Gpu, PERSISTENT_PLACEMENT_STRIDE_WORDS};
+use crate::cuda::Gpu;
 use crate::model::{LaunchShape, Result, Watchdog};
-use serde::Serialize;
 use std::time::Duration;
 
 /// Candidate places [`Barrier::placed`] times.
-pub const BARRIER_PLACES: usize = 16;
+pub const BARRIER_PLACES: usize = PLACES;
 
 /// Barriers timed at each place per sweep (after discovery, in one launch).
 pub const BARRIER_PLACE_ROUNDS: u32 = 256;
 
 /// Sweeps over every place; a place's time is its fastest sweep.
-pub const BARRIER_PLACE_SWEEPS: usize = 2;
+pub const BARRIER_PLACE_SWEEPS: usize = PLACE_SWEEPS;
 
-/// What [`Barrier::placed`] measured and chose.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct BarrierPlaces {
-    /// Blocks launched by the probe (the shape's participants).
-    pub blocks: usize,
-    /// Threads per block.
-    pub block_threads: usize,
-    /// Blocks that took part (discovery keeps the co-resident ones).
-    pub participants: usize,
-    /// Barriers timed per place and sweep.
-    pub rounds: u32,
-    /// Words between two candidate places.
-    pub stride_words: usize,
-    /// Nanoseconds per barrier at each candidate place (the fastest sweep; the median over
-    /// blocks of each launch).
-    pub ns: Vec<f64>,
-    /// The chosen place (the fastest).
-    pub chosen: usize,
-    /// Wall time of the whole probe, milliseconds (compiling the benchmark kernel, when not
-    /// cached, included).
-    pub probe_ms: f64,
-}
-
-impl BarrierPlaces {
-    /// Nanoseconds per barrier at the chosen place.
-    pub fn chosen_ns(&self) -> f64 {
-        self.ns[self.chosen]
-    }
-    /// Nanoseconds per barrier at the first place (where an unplaced barrier's state would
-    /// start in the same allocation).
-    pub fn first_ns(&self) -> f64 {
-        self.ns[0]
-    }
-    /// The median place's nanoseconds per barrier (what a barrier placed by chance costs).
-    pub fn median_ns(&self) -> f64 {
-        let mut v = self.ns.clone();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    }
-}
-
-/// Words between two candidate places for a state of `words` words: a multiple of the
-/// persistent programs' stride (36 KiB + 128 bytes) that no state overlaps.
-fn stride_for(words: usize) -> usize {
-    words.max(1).div_ceil(PERSISTENT_PLACEMENT_STRIDE_WORDS) * PERSISTENT_PLACEMENT_STRIDE_WORDS
-}
+/// What [`Barrier::placed`] measured (the name before the mutexes had a probe too).
+pub type BarrierPlaces = Places;
 
 impl Barrier {
     /// A barrier of `kind` for launches of `shape`, its state at the fastest of
@@ -112,31 +68,25 @@ impl Barrier {
         };
         let watchdog = Watchdog::default().with_timeout(Duration::from_secs(5));
         let base = b.state.device_ptr();
-        let mut ns = vec![f64::INFINITY; BARRIER_PLACES];
         let mut participants = 0;
-        for _ in 0..BARRIER_PLACE_SWEEPS {
-            for (c, best) in ns.iter_mut().enumerate() {
-                b.state.zero()?;
-                let at = base + 4 * (c * stride) as u64;
-                let run = run_barrier_at(
-                    gpu,
-                    kind,
-                    n,
-                    shape.block_threads,
-                    BARRIER_PLACE_ROUNDS,
-                    at,
-                    watchdog,
-                )?;
-                participants = run.participants;
-                *best = best.min(run.ns_per_barrier);
-            }
-        }
+        let (ns, chosen) = probe(|c| {
+            b.state.zero()?;
+            let at = base + 4 * (c * stride) as u64;
+            let run = run_barrier_at(
+                gpu,
+                kind,
+                n,
+                shape.block_threads,
+                BARRIER_PLACE_ROUNDS,
+                at,
+                watchdog,
+            )?;
+            participants = run.participants;
+            Ok(run.ns_per_barrier)
+        })?;
         b.state.zero()?;
-        let chosen = (0..ns.len())
-            .min_by(|&x, &y| ns[x].total_cmp(&ns[y]))
-            .unwrap_or(0);
         b.offset = chosen * stride;
-        b.places = Some(BarrierPlaces {
+        b.places = Some(Places {
             blocks: n,
             block_threads: shape.block_threads,
             participants,
@@ -168,6 +118,8 @@ impl Barrier {
 mod tests {
     use super::*;
 
+    use crate::cuda::PERSISTENT_PLACEMENT_STRIDE_WORDS;
+
     #[test]
     fn places_never_overlap_and_follow_the_persistent_stride() {
         for kind in [BarrierKind::LeanEager, BarrierKind::Relay, BarrierKind::Xf] {
@@ -182,7 +134,7 @@ mod tests {
 
     #[test]
     fn chosen_median_and_first() {
-        let p = BarrierPlaces {
+        let p = Places {
             blocks: 4,
             block_threads: 128,
             participants: 4,

@@ -5,7 +5,7 @@ use super::kernels::{self, BARRIER_CU, DISCOVERY_CU, MEMORY_BENCH_CU, MUTEX_CU, 
 use super::kinds::{BarrierKind, DiscoveryMethod, MutexKind, SemaphoreKind};
 use super::machine::{Access, Defaults, MachineAbstraction, MemoryTiming};
 use crate::args;
-use crate::cuda::{Arg, Gpu, LaunchConfig, LaunchMode, Module};
+use crate::cuda::{Arg, DeviceBuffer, Gpu, LaunchConfig, LaunchMode, Module};
 use crate::model::{Error, Result, Watchdog};
 use serde::Serialize;
 
@@ -653,7 +653,63 @@ pub fn run_mutex_placed(
     watchdog: Watchdog,
     placement: usize,
 ) -> Result<MutexRun> {
+    mutex_kernel(
+        gpu,
+        kind,
+        shape,
+        (iters, work),
+        watchdog,
+        LockAt::Candidate(placement),
+    )
+}
+
+/// Runs mutex `kind` (no clusters) with `blocks` contending blocks of `block_threads`
+/// threads, `iters` lock/unlock pairs each (`work`: a counter increment inside), its state
+/// `offset` words into `state` (zeroed by the caller, at least `kind.state_words()` words past
+/// `offset`, and not in use by another launch): the benchmark's kernel over the caller's
+/// memory, as [`Mutex::placed`](super::Mutex::placed) times the candidate places of a lock's
+/// own allocation.
+#[allow(clippy::too_many_arguments)]
+pub fn run_mutex_at(
+    gpu: &Gpu,
+    kind: MutexKind,
+    blocks: usize,
+    block_threads: usize,
+    iters: u32,
+    work: bool,
+    state: (&DeviceBuffer<u32>, usize),
+    watchdog: Watchdog,
+) -> Result<MutexRun> {
+    mutex_kernel(
+        gpu,
+        kind,
+        (blocks, block_threads, 1),
+        (iters, work),
+        watchdog,
+        LockAt::In(state.0, state.1),
+    )
+}
+
+/// Where [`mutex_kernel`] puts the lock's state.
+#[derive(Clone, Copy)]
+enum LockAt<'a> {
+    /// Candidate place `n` of an allocation of its own.
+    Candidate(usize),
+    /// `offset` words into the caller's (zeroed) buffer.
+    In(&'a DeviceBuffer<u32>, usize),
+}
+
+/// The mutex benchmark's kernel: checks, compiles, launches, reads back.
+fn mutex_kernel(
+    gpu: &Gpu,
+    kind: MutexKind,
+    shape: (usize, usize, u32),
+    ops: (u32, bool),
+    watchdog: Watchdog,
+    at: LockAt<'_>,
+) -> Result<MutexRun> {
     let (blocks, block_threads, cluster) = shape;
+    let (iters, work) = ops;
     let cluster = cluster.max(1);
     if cluster > 1 && !kind.uses_clusters() {
         return Err(Error::InvalidLaunch(format!(
@@ -687,9 +743,25 @@ pub fn run_mutex_placed(
             Some(kernels::FULL_OCCUPANCY_REGISTERS),
         )?;
     }
-    let skip = placement * crate::cuda::PERSISTENT_PLACEMENT_STRIDE_WORDS;
-    let state = gpu.alloc_zeroed::<u32>(kind.state_words() + skip)?;
-    let state_arg = Arg::element_of(&state, skip).unwrap_or_else(|| Arg::from(&state));
+    let own: DeviceBuffer<u32>;
+    let (state, skip) = match at {
+        LockAt::Candidate(placement) => {
+            let skip = placement * crate::cuda::PERSISTENT_PLACEMENT_STRIDE_WORDS;
+            own = gpu.alloc_zeroed::<u32>(kind.state_words() + skip)?;
+            (&own, skip)
+        }
+        LockAt::In(buffer, offset) => {
+            if offset + kind.state_words() > buffer.len() {
+                return Err(Error::InvalidLaunch(format!(
+                    "the {kind} mutex's state needs {} words at offset {offset}; the buffer has {}",
+                    kind.state_words(),
+                    buffer.len()
+                )));
+            }
+            (buffer, offset)
+        }
+    };
+    let state_arg = Arg::element_of(state, skip).unwrap_or_else(|| Arg::from(state));
     let counter = gpu.alloc_zeroed::<u32>(32)?;
     let times = gpu.alloc_zeroed::<u64>(2 * launched)?;
     let cfg = LaunchConfig::plain(launched, block_threads).watchdog(watchdog);
@@ -714,7 +786,8 @@ pub fn run_mutex_placed(
         )?;
     }
     let mops = mops_over_span(&times.to_vec()?, blocks, iters);
-    let st = state.to_vec()?.split_off(skip);
+    let mut st = state.to_vec()?.split_off(skip);
+    st.truncate(kind.state_words());
     let free_after = match kind {
         MutexKind::Spin | MutexKind::SpinBackoff => st[0] == 0,
         // The queue's last node (tail = tag << 13 | id) has status COMBINE in that use
