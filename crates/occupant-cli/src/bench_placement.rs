@@ -2,14 +2,18 @@
 //! (logic: `occupant::cuda::sync::bench::barrier_placement` and
 //! `occupant_apps::apps::cuda::placement_study`). Per launch shape: the barrier at every
 //! candidate place beside `grid.sync()`; per app and input: the app's time at every place
-//! beside the cooperative variant. Writes `<out>/placement.json` and `<out>/placement.svg`.
+//! beside the cooperative variant; per lock contention (`--mutex-blocks`): `Mutex::placed`'s
+//! probe and its choice against an unplaced lock (`mutex_placement`). Writes
+//! `<out>/placement.json` and `<out>/placement.svg`.
 
 use crate::cli_values::at_least_one;
 use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series};
 use crate::output_path::check_out_dir;
 use occupant::cuda::persistent_supports;
-use occupant::cuda::sync::bench::{barrier_placement_with, BarrierPlacementRow};
-use occupant::cuda::sync::{BarrierKind, MachineAbstraction};
+use occupant::cuda::sync::bench::{
+    barrier_placement_with, mutex_placement, BarrierPlacementRow, MutexPlacementRow,
+};
+use occupant::cuda::sync::{BarrierKind, MachineAbstraction, MutexKind};
 use occupant::model::LaunchShape;
 use occupant_apps::apps::cuda::{load_inputs, placement_study, PlacementStudy};
 use occupant_apps::apps::AppParams;
@@ -45,6 +49,19 @@ pub struct PlacementArgs {
     /// Timed runs per candidate place in the app study.
     #[arg(long, value_parser = at_least_one::<usize>, default_value_t = 3)]
     runs: usize,
+    /// Lock contention levels for placed mutexes, comma-separated contending blocks (e.g.
+    /// `1,2,33`): `Mutex::placed`'s probe and its choice against an unplaced lock.
+    #[arg(long, value_delimiter = ',', value_parser = at_least_one::<usize>)]
+    mutex_blocks: Vec<usize>,
+    /// Mutex kind for `--mutex-blocks` (default: the device's fastest for each contention).
+    #[arg(long)]
+    mutex_kind: Option<String>,
+    /// Threads per block of the contending blocks.
+    #[arg(long, value_parser = at_least_one::<usize>, default_value_t = 128)]
+    mutex_threads: usize,
+    /// Lock/unlock pairs per timed launch, all blocks together.
+    #[arg(long, value_parser = at_least_one::<u32>, default_value_t = 200_000)]
+    mutex_pairs: u32,
     /// Results folder (default bench/results/<gpu>/placement).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -55,6 +72,7 @@ struct PlacementResults {
     device: String,
     barriers: Vec<BarrierPlacementRow>,
     apps: Vec<PlacementStudy>,
+    mutexes: Vec<MutexPlacementRow>,
 }
 
 fn parse_shape(s: &str) -> Result<(usize, usize), String> {
@@ -85,13 +103,22 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
                 })?,
         ),
     };
+    let mutex_kind = match &a.mutex_kind {
+        None => None,
+        Some(k) => {
+            Some(MutexKind::parse(k).ok_or_else(|| format!("--mutex-kind {k}: not a mutex kind"))?)
+        }
+    };
+    if mutex_kind.is_some() && a.mutex_blocks.is_empty() {
+        return Err("--mutex-kind needs --mutex-blocks (the contention levels to probe)".into());
+    }
     let mut shapes = a
         .shapes
         .iter()
         .map(|s| parse_shape(s))
         .collect::<Result<Vec<_>, _>>()?;
     let gpu = open_cuda(&a.backend)?;
-    if shapes.is_empty() && apps.is_empty() {
+    if shapes.is_empty() && apps.is_empty() && a.mutex_blocks.is_empty() {
         let sms = gpu.info().sm_count as usize;
         shapes = vec![
             (sms, 128),
@@ -135,10 +162,20 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
             studies.push(s);
         }
     }
+    let mut mutexes = Vec::new();
+    for &blocks in &a.mutex_blocks {
+        let k =
+            mutex_kind.unwrap_or_else(|| m.mutex_for(LaunchShape::new(blocks, a.mutex_threads)));
+        let row = mutex_placement(&gpu, k, blocks, a.mutex_threads, a.mutex_pairs)
+            .map_err(|e| format!("mutex {k} with {blocks} blocks: {e}"))?;
+        println!("{}", row.line());
+        mutexes.push(row);
+    }
     let results = PlacementResults {
         device: gpu.info().name.clone(),
         barriers,
         apps: studies,
+        mutexes,
     };
     let json = write_json(&dir, "placement.json", &results)?;
     println!("wrote {}", json.display());

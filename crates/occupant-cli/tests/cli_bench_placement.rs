@@ -24,6 +24,16 @@ fn bad_arguments_are_refused_with_what_was_expected() {
         (&["--runs", "0"], "--runs"),
         (&["--rounds", "0"], "--rounds"),
         (&["--backend", "cpu"], "cuda backend only"),
+        (&["--mutex-blocks", "0"], "--mutex-blocks"),
+        (&["--mutex-kind", "spin"], "needs --mutex-blocks"),
+        (
+            &["--mutex-kind", "nonsense", "--mutex-blocks", "1"],
+            "not a mutex kind",
+        ),
+        (
+            &["--mutex-pairs", "0", "--mutex-blocks", "1"],
+            "--mutex-pairs",
+        ),
     ];
     for (args, want) in cases {
         let mut all = vec!["bench", "placement"];

@@ -25,7 +25,10 @@ pub use barrier::{
     barrier_shapes, standard_barrier_shapes, BarrierPoint, BenchShape, ShapeSummary,
 };
 pub use contention::mutex_label;
-pub use placement::{barrier_placement, barrier_placement_with, BarrierPlacementRow};
+pub use placement::{
+    barrier_placement, barrier_placement_with, mutex_placement, BarrierPlacementRow,
+    MutexPlacementRow,
+};
 
 use super::machine::{results_dir_name, MachineAbstraction};
 use super::run::{MutexRun, SemaphoreRun};

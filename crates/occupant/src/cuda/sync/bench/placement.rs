@@ -4,8 +4,10 @@
 //! (`occupant bench placement`; docs/PERSISTENT.md "Where the barrier lives").
 
 use super::super::kinds::BarrierKind;
-use super::super::run::{run_barrier_at, run_barrier_with, run_grid_sync_with};
-use super::super::{Barrier, BarrierPlaces};
+use super::super::run::{
+    run_barrier_at, run_barrier_with, run_grid_sync_with, run_mutex, run_mutex_at,
+};
+use super::super::{Barrier, BarrierPlaces, Mutex, MutexKind, Places};
 use crate::cuda::persistent::Placement;
 use crate::cuda::{Gpu, LaunchConfig, LaunchMode, PersistentProgram, PERSISTENT_POLL_PAUSE_SHIFT};
 use crate::model::{LaunchShape, Result, Watchdog};
@@ -232,4 +234,88 @@ fn placed_raw(
     }
     b.reset()?;
     Ok((places, best))
+}
+
+/// A lock in one contention: [`Mutex::placed`]'s probe, and its choice against
+/// [`Mutex::new`]'s allocation (one place) in the same launches.
+#[derive(Debug, Clone, Serialize)]
+pub struct MutexPlacementRow {
+    /// Mutex kind.
+    pub kind: String,
+    /// Contending blocks.
+    pub blocks: usize,
+    /// Threads per block.
+    pub block_threads: usize,
+    /// Lock/unlock pairs per launch, all blocks together (a counter increment inside).
+    pub pairs: u32,
+    /// The probe (`None` for a kind that uses clusters: not probed).
+    pub places: Option<Places>,
+    /// Mops/s at the chosen place, the best of two launches.
+    pub placed_mops: f64,
+    /// Mops/s with the state in an allocation of its own (`Mutex::new`), the best of two
+    /// launches interleaved with the placed ones.
+    pub unplaced_mops: f64,
+}
+
+impl MutexPlacementRow {
+    /// One line: contention, kind, the probe's median and chosen place, placed vs unplaced.
+    pub fn line(&self) -> String {
+        let probe = self
+            .places
+            .as_ref()
+            .map(|p| {
+                format!(
+                    "probe: median place {:.3} Mops/s, chosen {:.3} (place {}, {:.0} ms); ",
+                    1e3 / p.median_ns(),
+                    1e3 / p.chosen_ns(),
+                    p.chosen,
+                    p.probe_ms
+                )
+            })
+            .unwrap_or_else(|| "not probed (a cluster kind); ".into());
+        format!(
+            "mutex {} blocks x {} {}: {probe}placed {:.3} Mops/s, unplaced {:.3} ({:.2}x)",
+            self.blocks,
+            self.block_threads,
+            self.kind,
+            self.placed_mops,
+            self.unplaced_mops,
+            self.placed_mops / self.unplaced_mops.max(f64::MIN_POSITIVE)
+        )
+    }
+}
+
+/// [`Mutex::placed`] for `kind` with `blocks` contending blocks of `block_threads` threads,
+/// then its chosen place and an unplaced lock ([`Mutex::new`]'s allocation) timed in turn,
+/// twice each, `pairs` lock/unlock pairs per launch (at least one per block).
+pub fn mutex_placement(
+    gpu: &Gpu,
+    kind: MutexKind,
+    blocks: usize,
+    block_threads: usize,
+    pairs: u32,
+) -> Result<MutexPlacementRow> {
+    let blocks = blocks.max(1);
+    let iters = (pairs / blocks as u32).max(1);
+    let mut m = Mutex::placed(gpu, kind, LaunchShape::new(blocks, block_threads))?;
+    let wd = Watchdog::default();
+    let (mut placed, mut unplaced) = (0.0f64, 0.0f64);
+    for _ in 0..2 {
+        m.reset()?;
+        let at = (m.state(), m.offset_words());
+        let r = run_mutex_at(gpu, kind, blocks, block_threads, iters, true, at, wd)?;
+        placed = placed.max(r.mops);
+        let r = run_mutex(gpu, kind, blocks, block_threads, iters, true, wd)?;
+        unplaced = unplaced.max(r.mops);
+    }
+    m.reset()?;
+    Ok(MutexPlacementRow {
+        kind: kind.name().into(),
+        blocks,
+        block_threads,
+        pairs: iters * blocks as u32,
+        places: m.places().cloned(),
+        placed_mops: placed,
+        unplaced_mops: unplaced,
+    })
 }
