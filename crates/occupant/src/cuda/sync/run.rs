@@ -104,12 +104,7 @@ pub fn run_barrier(
     check: bool,
     watchdog: Watchdog,
 ) -> Result<BarrierRun> {
-    let cluster = cluster.max(1);
-    if cluster > 1 && kind != BarrierKind::Hierarchical {
-        return Err(Error::InvalidLaunch(format!(
-            "the {kind} barrier does not use thread-block clusters"
-        )));
-    }
+    // run_barrier_placed checks that only the hierarchical kind takes clusters.
     run_barrier_with(
         gpu,
         kind,
