@@ -8,8 +8,8 @@ use crate::cli_values::at_least_one;
 use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series};
 use crate::output_path::{check_file, check_out_dir};
 use occupant::cuda::sync::bench::{
-    check_lab_variants, merge_tables, mutex_label, read_shape_table_file, run_primitives,
-    store_shape_table, BenchShape, PrimitivesConfig, PrimitivesReport,
+    check_lab_variants, mutex_label, read_shape_table_file, run_primitives, store_shape_table,
+    write_shape_table_file, BenchShape, PrimitivesConfig, PrimitivesReport,
 };
 use occupant::cuda::sync::{MutexKind, SemaphoreKind};
 use occupant::model::Watchdog;
@@ -128,23 +128,12 @@ pub fn run(args: &PrimitivesBenchArgs) -> Result<(), String> {
     let p = write_json(&dir, "shape-table.json", &out.shape_table)?;
     println!("wrote {}", p.display());
     if let Some(p) = &args.shape_table {
-        let (d, f) = (
-            p.parent().unwrap_or(std::path::Path::new(".")),
-            p.file_name(),
-        );
-        let f = f
-            .and_then(|f| f.to_str())
-            .ok_or("--shape-table needs a file name")?;
-        let table = match &existing {
-            Some(old) => merge_tables(old, &out.shape_table),
-            None => out.shape_table.clone(),
-        };
-        let p = write_json(d, f, &table)?;
+        let kept = write_shape_table_file(p, existing.as_ref(), &out.shape_table)
+            .map_err(|e| e.to_string())?;
         match &existing {
             Some(old) => println!(
-                "merged into {} (kept {} of its {} measurements: the classes this run did not measure)",
+                "merged into {} (kept {kept} of its {} measurements: the classes this run did not measure)",
                 p.display(),
-                table.measurements.len() - out.shape_table.measurements.len(),
                 old.measurements.len()
             ),
             None => println!("wrote {}", p.display()),

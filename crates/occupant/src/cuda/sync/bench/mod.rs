@@ -267,6 +267,37 @@ pub fn read_shape_table_file(path: &Path, device: &str) -> Result<Option<ShapeTa
     Ok(Some(table))
 }
 
+/// Writes `new` to `path` as JSON, merged into `existing` (the table
+/// [`read_shape_table_file`] found there before the run) per class and shape
+/// ([`merge_tables`]): `occupant bench primitives --shape-table`. Returns how many of
+/// `existing`'s measurements were kept (0 without one).
+///
+/// ```
+/// use occupant::cuda::sync::bench::write_shape_table_file;
+/// use occupant::model::ShapeTable;
+/// let f = std::env::temp_dir().join(format!("occ-doc-write-{}.json", std::process::id()));
+/// let t = ShapeTable::from_json(r#"{"measured_on": "NVIDIA H200", "measurements": []}"#)?;
+/// assert_eq!(write_shape_table_file(&f, None, &t)?, 0);
+/// assert!(std::fs::read_to_string(&f)?.contains("NVIDIA H200"));
+/// std::fs::remove_file(&f)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_shape_table_file(
+    path: &Path,
+    existing: Option<&ShapeTable>,
+    new: &ShapeTable,
+) -> Result<usize> {
+    let table = match existing {
+        Some(old) => merge_tables(old, new),
+        None => new.clone(),
+    };
+    let text = serde_json::to_string_pretty(&table)
+        .map_err(|e| Error::Io(format!("serialising the shape table: {e}")))?;
+    std::fs::write(path, text)
+        .map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))?;
+    Ok(table.measurements.len() - new.measurements.len())
+}
+
 /// Stores `table` with the device's machine abstraction
 /// ([`MachineAbstraction::store_path`]), where the shape-aware defaults of this device load
 /// it from (measuring the abstraction first if none is stored). Returns the file written.
