@@ -30,7 +30,8 @@ pub struct PlacementArgs {
     /// benchmark's six shapes on a 132-SM device, scaled to this one's SMs).
     #[arg(long = "shape")]
     shapes: Vec<String>,
-    /// Barrier kind (default: the one a persistent program picks for each shape).
+    /// Barrier kind (default: the one a persistent program picks for each shape, and for the
+    /// placed raw barrier the kinds `Barrier::with_default_kind_placed` probes).
     #[arg(long)]
     kind: Option<String>,
     /// Barriers timed per place (and for the raw kind and grid.sync) in the shape rows.
@@ -53,7 +54,8 @@ pub struct PlacementArgs {
     /// `1,2,33`): `Mutex::placed`'s probe and its choice against an unplaced lock.
     #[arg(long, value_delimiter = ',', value_parser = at_least_one::<usize>)]
     mutex_blocks: Vec<usize>,
-    /// Mutex kind for `--mutex-blocks` (default: the device's fastest for each contention).
+    /// Mutex kind for `--mutex-blocks` (default: the kinds `Mutex::with_default_kind_placed`
+    /// probes for each contention).
     #[arg(long)]
     mutex_kind: Option<String>,
     /// Threads per block of the contending blocks.
@@ -142,12 +144,26 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
     let m = MachineAbstraction::for_gpu(&gpu).map_err(|e| e.to_string())?;
     let mut barriers = Vec::new();
     for &(blocks, threads) in &shapes {
+        let shape = LaunchShape::new(blocks, threads);
         let k = kind.unwrap_or_else(|| {
-            m.skewed_barrier_for_where(LaunchShape::new(blocks, threads), persistent_supports)
+            m.skewed_barrier_for_where(shape, persistent_supports)
                 .unwrap_or(m.defaults.barrier)
         });
-        let row = barrier_placement_with(&gpu, k, blocks, threads, a.rounds, &a.defines)
-            .map_err(|e| e.to_string())?;
+        // The raw barrier placed: the --kind, else what Barrier::with_default_kind_placed probes.
+        let placed_kinds = match kind {
+            Some(k) => vec![k],
+            None => m.barrier_candidates(shape),
+        };
+        let row = barrier_placement_with(
+            &gpu,
+            k,
+            &placed_kinds,
+            blocks,
+            threads,
+            a.rounds,
+            &a.defines,
+        )
+        .map_err(|e| e.to_string())?;
         println!("{}", row.line());
         barriers.push(row);
     }
@@ -164,10 +180,13 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
     }
     let mut mutexes = Vec::new();
     for &blocks in &a.mutex_blocks {
-        let k =
-            mutex_kind.unwrap_or_else(|| m.mutex_for(LaunchShape::new(blocks, a.mutex_threads)));
-        let row = mutex_placement(&gpu, k, blocks, a.mutex_threads, a.mutex_pairs)
-            .map_err(|e| format!("mutex {k} with {blocks} blocks: {e}"))?;
+        // The --mutex-kind, else what Mutex::with_default_kind_placed probes.
+        let kinds = match mutex_kind {
+            Some(k) => vec![k],
+            None => m.mutex_candidates(LaunchShape::new(blocks, a.mutex_threads)),
+        };
+        let row = mutex_placement(&gpu, &kinds, blocks, a.mutex_threads, a.mutex_pairs)
+            .map_err(|e| format!("mutex with {blocks} blocks: {e}"))?;
         println!("{}", row.line());
         mutexes.push(row);
     }

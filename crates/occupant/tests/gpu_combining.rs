@@ -217,6 +217,7 @@ fn placed_barriers_pass_messages_in_a_users_kernel() {
     let full = gpu.info().resident_blocks_bound(128) as usize;
     for (p, t) in [
         (sms, 128usize),
+        (sms, 256),
         (2 * sms, 1024),
         (full, 128),
         (50, 33),
@@ -228,6 +229,19 @@ fn placed_barriers_pass_messages_in_a_users_kernel() {
         assert_eq!(places.ns.len(), occupant::cuda::sync::BARRIER_PLACES);
         assert!(places.ns.iter().all(|v| v.is_finite() && *v > 0.0));
         assert_eq!(b.offset_words(), places.chosen * places.stride_words);
+        // The kinds the table cannot tell apart were each probed; the fastest place won.
+        assert!(!places.kinds.is_empty());
+        assert_eq!(places.kinds[0].kind, b.kind().name());
+        assert_eq!(places.kinds[0].chosen_ns, places.chosen_ns());
+        assert!(places
+            .kinds
+            .windows(2)
+            .all(|w| w[0].chosen_ns <= w[1].chosen_ns));
+        let probed: Vec<String> = places
+            .kinds
+            .iter()
+            .map(|k| format!("{} {:.0}", k.kind, k.chosen_ns))
+            .collect();
         let src = USER_MP_CU.replace("BARRIER", b.device_type());
         let m = gpu
             .compile("user_mp.cu", &src, &Default::default())
@@ -247,13 +261,14 @@ fn placed_barriers_pass_messages_in_a_users_kernel() {
             )
             .unwrap_or_else(|e| panic!("{shape} {}: {e}", b.kind()));
         println!(
-            "{shape}: {} placed at {} of {} in {:.0} ms (median place {:.0} ns, chosen {:.0}); user kernel: {} participants, {} violations",
+            "{shape}: {} placed at {} of {} in {:.0} ms (median place {:.0} ns, chosen {:.0}; kinds {}); user kernel: {} participants, {} violations",
             b.kind(),
             places.chosen,
             places.ns.len(),
             places.probe_ms,
             places.median_ns(),
             places.chosen_ns(),
+            probed.join(", "),
             r.participants.unwrap_or(0),
             bad.to_vec().unwrap()[0]
         );

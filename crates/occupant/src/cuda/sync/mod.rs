@@ -35,5 +35,5 @@ pub use placed_barrier::{
     BarrierPlaces, BARRIER_PLACES, BARRIER_PLACE_ROUNDS, BARRIER_PLACE_SWEEPS,
 };
 pub use placed_mutex::MUTEX_PLACE_PAIRS;
-pub use places::{Places, PLACES, PLACE_SWEEPS};
-pub use shapes::{builtin_shape_table, SKEWED_TIE};
+pub use places::{Places, ProbedKind, PLACES, PLACE_SWEEPS};
+pub use shapes::{builtin_shape_table, PLACED_KINDS, PLACED_KIND_TIE, SKEWED_TIE};

@@ -13,7 +13,7 @@
 use super::kinds::MutexKind;
 use super::machine::MachineAbstraction;
 use super::objects::Mutex;
-use super::places::{probe, stride_for, Places};
+use super::places::{place_each, probe, stride_for, Places, ProbedKind};
 use super::run::run_mutex_at;
 use crate::cuda::Gpu;
 use crate::model::{LaunchShape, Result, Watchdog};
@@ -74,7 +74,7 @@ impl Mutex {
         })?;
         m.state.zero()?;
         m.offset = chosen * stride;
-        m.places = Some(Places {
+        let mut places = Places {
             blocks,
             block_threads: shape.block_threads,
             participants: blocks,
@@ -83,15 +83,34 @@ impl Mutex {
             ns,
             chosen,
             probe_ms: started.elapsed().as_secs_f64() * 1e3,
-        });
+            kinds: Vec::new(),
+        };
+        places.kinds = vec![ProbedKind::of(kind.name(), &places)];
+        m.places = Some(places);
         Ok(m)
     }
 
-    /// [`Mutex::placed`] with the fastest kind measured on this device for `shape`
-    /// ([`MachineAbstraction::mutex_for`]), at its fastest place.
+    /// [`Mutex::placed`] for each of `kinds`, keeping the kind whose fastest place is fastest
+    /// ([`Places::kinds`] lists what each kind reached), as
+    /// [`Barrier::placed_among`](super::Barrier::placed_among): a kind whose probe fails is
+    /// passed over while another succeeds. Kinds that use clusters, and every kind in a shape
+    /// with clusters, are not probed ([`Mutex::placed`]): such a lock wins only when no other
+    /// kind was placed.
+    pub fn placed_among(gpu: &Gpu, kinds: &[MutexKind], shape: LaunchShape) -> Result<Self> {
+        place_each(
+            "Mutex::placed_among",
+            kinds,
+            |k| Self::placed(gpu, k, shape),
+            |m| m.places.as_mut(),
+        )
+    }
+
+    /// The fastest lock this device has for `shape`, at its fastest place: the kinds its
+    /// measurements cannot tell apart there ([`MachineAbstraction::mutex_candidates`]), each
+    /// probed at every place by [`Mutex::placed_among`].
     pub fn with_default_kind_placed(gpu: &Gpu, shape: LaunchShape) -> Result<Self> {
-        let kind = MachineAbstraction::for_gpu(gpu)?.mutex_for(shape);
-        Self::placed(gpu, kind, shape)
+        let kinds = MachineAbstraction::for_gpu(gpu)?.mutex_candidates(shape);
+        Self::placed_among(gpu, &kinds, shape)
     }
 
     /// The placement probe's measurements, ns per lock/unlock pair of all blocks together at

@@ -3,7 +3,7 @@
 //! its own allocation, [`PLACE_SWEEPS`] interleaved sweeps, the fastest kept.
 
 use crate::cuda::PERSISTENT_PLACEMENT_STRIDE_WORDS;
-use crate::model::Result;
+use crate::model::{Error, Result};
 use serde::Serialize;
 
 /// Candidate places a probe times.
@@ -47,8 +47,90 @@ pub struct Places {
     /// The chosen place (the fastest).
     pub chosen: usize,
     /// Wall time of the whole probe, milliseconds (compiling the benchmark kernel, when not
-    /// cached, included).
+    /// cached, included; every kind's probe when several were timed).
     pub probe_ms: f64,
+    /// Every kind the probe timed, fastest chosen place first: one, unless the object was
+    /// made by `placed_among` or `with_default_kind_placed`, which time the kinds the
+    /// device's measurements cannot tell apart and keep the fastest at its fastest place.
+    pub kinds: Vec<ProbedKind>,
+}
+
+/// One kind a placement probe timed: its fastest and its median place.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProbedKind {
+    /// The kind's name.
+    pub kind: String,
+    /// Nanoseconds at its fastest place.
+    pub chosen_ns: f64,
+    /// Nanoseconds at its median place.
+    pub median_ns: f64,
+}
+
+impl ProbedKind {
+    /// What a probe of `kind` measured in `places`.
+    pub(super) fn of(kind: &str, places: &Places) -> Self {
+        ProbedKind {
+            kind: kind.to_string(),
+            chosen_ns: places.chosen_ns(),
+            median_ns: places.median_ns(),
+        }
+    }
+}
+
+/// Places an object of each of `kinds` (duplicates once) with `place`, and keeps the one whose
+/// chosen place is fastest, its [`Places::kinds`] listing every kind probed, fastest first, and
+/// its [`Places::probe_ms`] the probes' total (`places` reaches an object's measurements; an
+/// object without them, from a shape the probe skips, counts as slowest). A kind whose probe
+/// fails is passed over while another succeeds; when all fail, the first error comes back.
+/// `what` names the caller in the error for an empty `kinds`.
+pub(super) fn place_each<K: Copy + PartialEq, T>(
+    what: &str,
+    kinds: &[K],
+    mut place: impl FnMut(K) -> Result<T>,
+    places: impl Fn(&mut T) -> Option<&mut Places>,
+) -> Result<T> {
+    if kinds.is_empty() {
+        return Err(Error::InvalidLaunch(format!(
+            "{what}: no kind to place (give at least one)"
+        )));
+    }
+    let mut placed = Vec::new();
+    let mut first_error = None;
+    for (i, &kind) in kinds.iter().enumerate() {
+        if kinds[..i].contains(&kind) {
+            continue;
+        }
+        match place(kind) {
+            Ok(t) => placed.push(t),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    let mut kinds = Vec::new();
+    let mut total_ms = 0.0;
+    let mut costs = Vec::with_capacity(placed.len());
+    for p in placed.iter_mut() {
+        match places(p) {
+            Some(pl) => {
+                kinds.extend(pl.kinds.iter().cloned());
+                total_ms += pl.probe_ms;
+                costs.push(pl.chosen_ns());
+            }
+            None => costs.push(f64::INFINITY),
+        }
+    }
+    let Some(best) = (0..costs.len()).min_by(|&x, &y| costs[x].total_cmp(&costs[y])) else {
+        return Err(first_error
+            .unwrap_or_else(|| Error::InvalidLaunch(format!("{what}: no kind was placed"))));
+    };
+    let mut chosen = placed.swap_remove(best);
+    if let Some(pl) = places(&mut chosen) {
+        kinds.sort_by(|a, b| a.chosen_ns.total_cmp(&b.chosen_ns));
+        pl.kinds = kinds;
+        pl.probe_ms = total_ms;
+    }
+    Ok(chosen)
 }
 
 impl Places {
@@ -73,4 +155,104 @@ impl Places {
 /// persistent programs' stride (36 KiB + 128 bytes) that no state overlaps.
 pub(super) fn stride_for(words: usize) -> usize {
     words.max(1).div_ceil(PERSISTENT_PLACEMENT_STRIDE_WORDS) * PERSISTENT_PLACEMENT_STRIDE_WORDS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn places(kind: &str, ns: &[f64]) -> Places {
+        let chosen = (0..ns.len())
+            .min_by(|&x, &y| ns[x].total_cmp(&ns[y]))
+            .unwrap();
+        let mut p = Places {
+            blocks: 1,
+            block_threads: 32,
+            participants: 1,
+            rounds: 1,
+            stride_words: 1,
+            ns: ns.to_vec(),
+            chosen,
+            probe_ms: 10.0,
+            kinds: Vec::new(),
+        };
+        p.kinds = vec![ProbedKind::of(kind, &p)];
+        p
+    }
+
+    #[test]
+    fn the_kind_fastest_at_its_best_place_wins_and_lists_every_kind() {
+        // "a" has the better median, "b" the better best place: "b" wins.
+        let table = [
+            ("a", vec![900.0, 905.0, 910.0]),
+            ("b", vec![880.0, 990.0, 995.0]),
+        ];
+        let got = place_each(
+            "test",
+            &[0usize, 1, 0],
+            |i| Ok((table[i].0, Some(places(table[i].0, &table[i].1)))),
+            |t| t.1.as_mut(),
+        )
+        .unwrap();
+        assert_eq!(got.0, "b");
+        let p = got.1.unwrap();
+        assert_eq!(p.chosen_ns(), 880.0);
+        let kinds: Vec<&str> = p.kinds.iter().map(|k| k.kind.as_str()).collect();
+        assert_eq!(
+            kinds,
+            ["b", "a"],
+            "duplicates are probed once, fastest first"
+        );
+        assert_eq!(p.probe_ms, 20.0);
+    }
+
+    #[test]
+    fn failures_are_passed_over_and_reported_when_nothing_was_placed() {
+        let fail = |_| Err(Error::InvalidLaunch("cannot launch".into()));
+        let got = place_each(
+            "test",
+            &[0usize, 1],
+            |i: usize| {
+                if i == 0 {
+                    fail(i)
+                } else {
+                    Ok(Some(places("b", &[5.0])))
+                }
+            },
+            |t| t.as_mut(),
+        )
+        .unwrap();
+        assert_eq!(got.unwrap().kinds[0].kind, "b");
+        let e = place_each("test", &[0usize, 1], fail, |t: &mut Option<Places>| {
+            t.as_mut()
+        });
+        assert!(e.unwrap_err().to_string().contains("cannot launch"));
+        let e = place_each("Barrier::placed_among", &[] as &[usize], fail, |t| {
+            t.as_mut()
+        });
+        assert!(e.unwrap_err().to_string().contains("no kind to place"));
+    }
+
+    #[test]
+    fn unprobed_objects_lose_to_probed_ones_and_the_first_wins_among_them() {
+        let got = place_each(
+            "test",
+            &[0usize, 1, 2],
+            |i| {
+                Ok((
+                    i,
+                    if i == 2 {
+                        Some(places("c", &[7.0]))
+                    } else {
+                        None
+                    },
+                ))
+            },
+            |t| t.1.as_mut(),
+        )
+        .unwrap();
+        assert_eq!(got.0, 2);
+        let got = place_each("test", &[0usize, 1], |i| Ok((i, None)), |t| t.1.as_mut()).unwrap();
+        assert_eq!(got.0, 0);
+    }
 }

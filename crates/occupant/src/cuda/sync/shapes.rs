@@ -47,6 +47,40 @@ pub fn builtin_shape_table(device: &str) -> Option<ShapeTable> {
 /// is ~1 % (H100 and H200, i11-misses rounds 3 and 4).
 pub const SKEWED_TIE: f64 = 1.02;
 
+/// Kinds whose measured (or estimated) time is within this factor of the fastest's at a shape
+/// are probed at every place by the placed defaults ([`Barrier::with_default_kind_placed`],
+/// [`Mutex::with_default_kind_placed`]): the table's figures are each one place's, and the
+/// place of a primitive's state moves its time by 4-14 % on an H200, more than the gap
+/// between such kinds.
+pub const PLACED_KIND_TIE: f64 = 1.06;
+
+/// At most this many kinds are probed by the placed defaults (the fastest first): each costs a
+/// probe (~70-230 ms on an H200).
+pub const PLACED_KINDS: usize = 3;
+
+/// The kinds of `ranking` (fastest first) within [`PLACED_KIND_TIE`] of the first, at most
+/// [`PLACED_KINDS`], parsed; `fallback` when none parses.
+fn tied_kinds<K: Copy>(
+    ranking: &[(&str, f64)],
+    parse: impl Fn(&str) -> Option<K>,
+    fallback: K,
+) -> Vec<K> {
+    let Some(&(_, best)) = ranking.first() else {
+        return vec![fallback];
+    };
+    let v: Vec<K> = ranking
+        .iter()
+        .filter(|(_, ns)| *ns <= best * PLACED_KIND_TIE)
+        .filter_map(|(k, _)| parse(k))
+        .take(PLACED_KINDS)
+        .collect();
+    if v.is_empty() {
+        vec![fallback]
+    } else {
+        v
+    }
+}
+
 impl MachineAbstraction {
     /// Fills an empty shape table from the built-in one of the device's kind, and gives a
     /// table without one the device's SM count (`ShapeTable::compute_units`).
@@ -118,6 +152,43 @@ impl MachineAbstraction {
             .best_where(ShapeClass::Barrier, shape, |k| ties.contains(&k))
             .map_or(best, |(k, _)| k);
         BarrierKind::parse(pick)
+    }
+
+    /// The barriers the placed default probes for `shape`: [`MachineAbstraction::barrier_for`]'s
+    /// kind first, then the kinds estimated within [`PLACED_KIND_TIE`] of it, at most
+    /// [`PLACED_KINDS`] in all.
+    ///
+    /// ```
+    /// # use occupant::cuda::sync::{Access, MemoryTiming, BarrierKind, MachineAbstraction};
+    /// # use occupant::model::{LaunchShape, ShapeClass};
+    /// # let timings: Vec<MemoryTiming> = [true, false].iter().flat_map(|&c| Access::ALL.iter().map(move |&a| MemoryTiming { access: a, contentious: c, total_ns: 100.0, ns_per_access: 0.1 })).collect();
+    /// let mut m = MachineAbstraction::from_timings("Some GPU", (9, 0), 132, 1056, 1000, timings)?;
+    /// let shape = LaunchShape::new(132, 256);
+    /// m.shapes.record(ShapeClass::Barrier, "lean_eager", shape, 862.0);
+    /// m.shapes.record(ShapeClass::Barrier, "replica", shape, 865.0);
+    /// m.shapes.record(ShapeClass::Barrier, "gather", shape, 1100.0);
+    /// assert_eq!(m.barrier_candidates(shape), [BarrierKind::LeanEager, BarrierKind::Replica]);
+    /// # Ok::<(), occupant::Error>(())
+    /// ```
+    pub fn barrier_candidates(&self, shape: LaunchShape) -> Vec<BarrierKind> {
+        let ranking = self
+            .shapes
+            .estimated_ranking(ShapeClass::Barrier, shape, |k| {
+                BarrierKind::parse(k).is_some()
+            });
+        tied_kinds(&ranking, BarrierKind::parse, self.defaults.barrier)
+    }
+
+    /// The locks the placed default probes for `shape`, as
+    /// [`MachineAbstraction::barrier_candidates`]: [`MachineAbstraction::mutex_for`]'s kind
+    /// first.
+    pub fn mutex_candidates(&self, shape: LaunchShape) -> Vec<MutexKind> {
+        let ranking = self
+            .shapes
+            .estimated_ranking(ShapeClass::Mutex, shape, |k| {
+                MutexKind::parse(k).is_some_and(MutexKind::is_lock)
+            });
+        tied_kinds(&ranking, MutexKind::parse, self.defaults.mutex)
     }
 
     /// The default mutex for `shape` (contending blocks, block size, cluster size), as
@@ -218,5 +289,41 @@ mod tests {
         let aligned = ShapeTable::new("Some GPU");
         let t = merge_tables(&m.shapes, &aligned);
         assert_eq!(t.measurements.len(), m.shapes.measurements.len());
+    }
+
+    #[test]
+    fn placed_defaults_probe_the_kinds_the_table_cannot_tell_apart() {
+        let mut m = machine();
+        let shape = LaunchShape::new(132, 256);
+        for (k, ns) in [
+            ("lean", 870.0),
+            ("lean_eager", 862.0),
+            ("replica", 865.0),
+            ("lean_pause", 871.0),
+            ("gather", 1100.0),
+        ] {
+            m.shapes.record(ShapeClass::Barrier, k, shape, ns);
+        }
+        let c = m.barrier_candidates(shape);
+        assert_eq!(c[0], m.barrier_for(shape), "the plain default comes first");
+        assert_eq!(
+            c,
+            [
+                BarrierKind::LeanEager,
+                BarrierKind::Replica,
+                BarrierKind::Lean
+            ],
+            "within the tie, at most PLACED_KINDS"
+        );
+        let far = LaunchShape::new(2112, 128);
+        m.shapes.record(ShapeClass::Barrier, "relay", far, 2000.0);
+        m.shapes.record(ShapeClass::Barrier, "spread", far, 2400.0);
+        assert_eq!(m.barrier_candidates(far), [BarrierKind::Relay]);
+        let empty = MachineAbstraction {
+            shapes: ShapeTable::new("none"),
+            ..machine()
+        };
+        assert_eq!(empty.barrier_candidates(shape), [empty.defaults.barrier]);
+        assert_eq!(empty.mutex_candidates(shape), [empty.defaults.mutex]);
     }
 }

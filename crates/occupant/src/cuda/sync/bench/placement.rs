@@ -34,11 +34,15 @@ pub struct BarrierPlacementRow {
     /// The same compiled with the polls' throttle persistent programs use
     /// (`-DOCC_POLL_PAUSE_SHIFT=`[`PERSISTENT_POLL_PAUSE_SHIFT`]).
     pub raw_throttled_ns: Option<f64>,
-    /// The raw kind placed by [`Barrier::placed`] (its probe over its own allocation's
-    /// places), when it ran (not with `defines`: the probe compiles the library's kinds).
+    /// The raw barrier placed by [`Barrier::placed_among`] (each kind's probe over its own
+    /// allocation's places, [`BarrierPlaces::kinds`] what each reached), when it ran (not with
+    /// `defines`: the probe compiles the library's kinds).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raw_places: Option<BarrierPlaces>,
-    /// The placed raw kind re-timed at its chosen place in two separate launches of `rounds`
+    /// The kind the placed raw barrier chose.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_placed_kind: Option<String>,
+    /// The placed raw barrier re-timed at its chosen place in two separate launches of `rounds`
     /// barriers (the best): whether the probe's choice holds outside the probe.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raw_placed_ns: Option<f64>,
@@ -89,10 +93,20 @@ impl BarrierPlacementRow {
             ns(self.raw_throttled_ns),
             match (&self.raw_places, &self.raw_placed_error) {
                 (Some(r), _) => format!(
-                    ", placed (Barrier::placed: median place {:.0}, chosen {:.0}) {}",
+                    ", placed {} (of {}; median place {:.0}, chosen {:.0}) {}{}",
+                    self.raw_placed_kind.as_deref().unwrap_or("?"),
+                    r.kinds
+                        .iter()
+                        .map(|k| format!("{} {:.0}", k.kind, k.chosen_ns))
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     r.median_ns(),
                     r.chosen_ns(),
-                    ns(self.raw_placed_ns)
+                    ns(self.raw_placed_ns),
+                    match (self.raw_placed_ns, self.grid_sync_ns) {
+                        (Some(p), Some(g)) => format!(" ({:.3}x grid.sync)", p / g),
+                        _ => String::new(),
+                    }
                 ),
                 (None, Some(e)) => format!(", placed: {e}"),
                 (None, None) => String::new(),
@@ -107,23 +121,28 @@ impl BarrierPlacementRow {
 
 /// Probes barrier `kind` at every candidate place in a launch of `blocks` blocks of
 /// `block_threads` threads (discovery with the occupancy API's hint, as a persistent program
-/// launches), `rounds` barriers per place, then times the raw kind (plain and throttled) and
-/// `grid.sync()` in the same shape and rounds.
+/// launches), `rounds` barriers per place, then times the raw kind (plain and throttled), the
+/// raw barrier placed among `placed_kinds` ([`Barrier::placed_among`]; empty: `kind` alone)
+/// and `grid.sync()` in the same shape and rounds.
 pub fn barrier_placement(
     gpu: &Gpu,
     kind: BarrierKind,
+    placed_kinds: &[BarrierKind],
     blocks: usize,
     block_threads: usize,
     rounds: u32,
 ) -> Result<BarrierPlacementRow> {
-    barrier_placement_with(gpu, kind, blocks, block_threads, rounds, &[])
+    barrier_placement_with(gpu, kind, placed_kinds, blocks, block_threads, rounds, &[])
 }
 
 /// [`barrier_placement`] with preprocessor definitions (`NAME` or `NAME=VALUE`, experiments:
-/// e.g. `OCC_LEAN_DELAY_CYCLES=0`) for the probe and the raw kind alike.
+/// e.g. `OCC_LEAN_DELAY_CYCLES=0`) for the probe and the raw kind alike (the placed raw
+/// barrier then does not run).
+#[allow(clippy::too_many_arguments)]
 pub fn barrier_placement_with(
     gpu: &Gpu,
     kind: BarrierKind,
+    placed_kinds: &[BarrierKind],
     blocks: usize,
     block_threads: usize,
     rounds: u32,
@@ -170,13 +189,18 @@ pub fn barrier_placement_with(
     throttled.push(throttle.as_str());
     let raw_ns = raw(&plain);
     let raw_throttled_ns = raw(&throttled);
-    let (raw_places, raw_placed_ns, raw_placed_error) = if defines.is_empty() {
-        match placed_raw(gpu, kind, blocks, block_threads, rounds) {
-            Ok((p, ns)) => (Some(p), ns, None),
-            Err(e) => (None, None, Some(e.to_string())),
+    let placed_kinds = if placed_kinds.is_empty() {
+        std::slice::from_ref(&kind)
+    } else {
+        placed_kinds
+    };
+    let (raw_places, raw_placed_kind, raw_placed_ns, raw_placed_error) = if defines.is_empty() {
+        match placed_raw(gpu, placed_kinds, blocks, block_threads, rounds) {
+            Ok((p, k, ns)) => (Some(p), Some(k.name().to_string()), ns, None),
+            Err(e) => (None, None, None, Some(e.to_string())),
         }
     } else {
-        (None, None, None)
+        (None, None, None, None)
     };
     let mut grid_sync_ns = None;
     let mut grid_sync_error = None;
@@ -197,6 +221,7 @@ pub fn barrier_placement_with(
         raw_ns,
         raw_throttled_ns,
         raw_places,
+        raw_placed_kind,
         raw_placed_ns,
         raw_placed_error,
         grid_sync_ns,
@@ -204,16 +229,17 @@ pub fn barrier_placement_with(
     })
 }
 
-/// [`Barrier::placed`] in the shape, then its chosen place re-timed in two launches of
-/// `rounds` barriers (the best; `None` if neither ran).
+/// [`Barrier::placed_among`] `kinds` in the shape, then its chosen kind and place re-timed in
+/// two launches of `rounds` barriers (the best; `None` if neither ran).
 fn placed_raw(
     gpu: &Gpu,
-    kind: BarrierKind,
+    kinds: &[BarrierKind],
     blocks: usize,
     block_threads: usize,
     rounds: u32,
-) -> Result<(BarrierPlaces, Option<f64>)> {
-    let mut b = Barrier::placed(gpu, kind, LaunchShape::new(blocks, block_threads))?;
+) -> Result<(BarrierPlaces, BarrierKind, Option<f64>)> {
+    let mut b = Barrier::placed_among(gpu, kinds, LaunchShape::new(blocks, block_threads))?;
+    let kind = b.kind();
     let places = b.places().cloned().ok_or_else(|| {
         crate::model::Error::InvalidLaunch("the placement probe did not run".into())
     })?;
@@ -233,14 +259,14 @@ fn placed_raw(
         best = Some(best.map_or(r.ns_per_barrier, |v| v.min(r.ns_per_barrier)));
     }
     b.reset()?;
-    Ok((places, best))
+    Ok((places, kind, best))
 }
 
-/// A lock in one contention: [`Mutex::placed`]'s probe, and its choice against
-/// [`Mutex::new`]'s allocation (one place) in the same launches.
+/// A lock in one contention: [`Mutex::placed_among`]'s probe, and its choice against
+/// [`Mutex::new`]'s allocation (one place) of the same kind in the same launches.
 #[derive(Debug, Clone, Serialize)]
 pub struct MutexPlacementRow {
-    /// Mutex kind.
+    /// Mutex kind (the probe's choice when it probed several: see [`Places::kinds`]).
     pub kind: String,
     /// Contending blocks.
     pub blocks: usize,
@@ -264,8 +290,21 @@ impl MutexPlacementRow {
             .places
             .as_ref()
             .map(|p| {
+                let others = if p.kinds.len() > 1 {
+                    let v: Vec<String> = p
+                        .kinds
+                        .iter()
+                        .map(|k| format!("{} {:.3}", k.kind, 1e3 / k.chosen_ns))
+                        .collect();
+                    format!(
+                        "kinds probed (Mops/s at their best place): {}; ",
+                        v.join(", ")
+                    )
+                } else {
+                    String::new()
+                };
                 format!(
-                    "probe: median place {:.3} Mops/s, chosen {:.3} (place {}, {:.0} ms); ",
+                    "probe: {others}median place {:.3} Mops/s, chosen {:.3} (place {}, {:.0} ms); ",
                     1e3 / p.median_ns(),
                     1e3 / p.chosen_ns(),
                     p.chosen,
@@ -285,19 +324,21 @@ impl MutexPlacementRow {
     }
 }
 
-/// [`Mutex::placed`] for `kind` with `blocks` contending blocks of `block_threads` threads,
-/// then its chosen place and an unplaced lock ([`Mutex::new`]'s allocation) timed in turn,
-/// twice each, `pairs` lock/unlock pairs per launch (at least one per block).
+/// [`Mutex::placed_among`] `kinds` with `blocks` contending blocks of `block_threads`
+/// threads, then its chosen kind and place and an unplaced lock of that kind
+/// ([`Mutex::new`]'s allocation) timed in turn, twice each, `pairs` lock/unlock pairs per
+/// launch (at least one per block).
 pub fn mutex_placement(
     gpu: &Gpu,
-    kind: MutexKind,
+    kinds: &[MutexKind],
     blocks: usize,
     block_threads: usize,
     pairs: u32,
 ) -> Result<MutexPlacementRow> {
     let blocks = blocks.max(1);
     let iters = (pairs / blocks as u32).max(1);
-    let mut m = Mutex::placed(gpu, kind, LaunchShape::new(blocks, block_threads))?;
+    let mut m = Mutex::placed_among(gpu, kinds, LaunchShape::new(blocks, block_threads))?;
+    let kind = m.kind();
     let wd = Watchdog::default();
     let (mut placed, mut unplaced) = (0.0f64, 0.0f64);
     for _ in 0..2 {
