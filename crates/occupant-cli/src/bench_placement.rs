@@ -11,7 +11,8 @@ use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series
 use crate::output_path::check_out_dir;
 use occupant::cuda::persistent_supports;
 use occupant::cuda::sync::bench::{
-    barrier_placement_with, mutex_placement, BarrierPlacementRow, MutexPlacementRow,
+    barrier_placement_with, mutex_placement, placed_kinds, BarrierPlacementRow, MutexPlacementRow,
+    PlacedKindsRow,
 };
 use occupant::cuda::sync::{BarrierKind, MachineAbstraction, MutexKind};
 use occupant::model::LaunchShape;
@@ -41,6 +42,11 @@ pub struct PlacementArgs {
     /// experiments, e.g. `OCC_LEAN_DELAY_CYCLES=0`).
     #[arg(long = "define", value_name = "NAME[=VALUE]")]
     defines: Vec<String>,
+    /// Also place every barrier kind alone in each shape and re-time it beside the placed
+    /// default (`Barrier::with_default_kind_placed`'s kinds): whether the default is the
+    /// fastest kind at its fastest place.
+    #[arg(long)]
+    every_kind: bool,
     /// Applications for the app study, comma-separated (none by default).
     #[arg(long, value_delimiter = ',')]
     apps: Vec<String>,
@@ -73,6 +79,8 @@ pub struct PlacementArgs {
 struct PlacementResults {
     device: String,
     barriers: Vec<BarrierPlacementRow>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    every_kind: Vec<PlacedKindsRow>,
     apps: Vec<PlacementStudy>,
     mutexes: Vec<MutexPlacementRow>,
 }
@@ -111,6 +119,12 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
             Some(MutexKind::parse(k).ok_or_else(|| format!("--mutex-kind {k}: not a mutex kind"))?)
         }
     };
+    if a.every_kind && !a.defines.is_empty() {
+        return Err(
+            "--every-kind places the library's kinds as built; it cannot take --define (drop one)"
+                .into(),
+        );
+    }
     if mutex_kind.is_some() && a.mutex_blocks.is_empty() {
         return Err("--mutex-kind needs --mutex-blocks (the contention levels to probe)".into());
     }
@@ -143,6 +157,7 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
     let inputs = load_inputs(&a.inputs).map_err(|e| e.to_string())?;
     let m = MachineAbstraction::for_gpu(&gpu).map_err(|e| e.to_string())?;
     let mut barriers = Vec::new();
+    let mut every_kind = Vec::new();
     for &(blocks, threads) in &shapes {
         let shape = LaunchShape::new(blocks, threads);
         let k = kind.unwrap_or_else(|| {
@@ -150,14 +165,14 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
                 .unwrap_or(m.defaults.barrier)
         });
         // The raw barrier placed: the --kind, else what Barrier::with_default_kind_placed probes.
-        let placed_kinds = match kind {
+        let placed_among = match kind {
             Some(k) => vec![k],
             None => m.barrier_candidates(shape),
         };
         let row = barrier_placement_with(
             &gpu,
             k,
-            &placed_kinds,
+            &placed_among,
             blocks,
             threads,
             a.rounds,
@@ -166,6 +181,20 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
         println!("{}", row.line());
         barriers.push(row);
+        if a.every_kind {
+            let row = placed_kinds(
+                &gpu,
+                BarrierKind::ALL,
+                &m.barrier_candidates(shape),
+                blocks,
+                threads,
+                a.rounds,
+                &mut |l| eprintln!("{l}"),
+            )
+            .map_err(|e| e.to_string())?;
+            println!("{}", row.line());
+            every_kind.push(row);
+        }
     }
     let mut studies = Vec::new();
     for input in &inputs {
@@ -193,6 +222,7 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
     let results = PlacementResults {
         device: gpu.info().name.clone(),
         barriers,
+        every_kind,
         apps: studies,
         mutexes,
     };

@@ -25,6 +25,10 @@ fn bad_arguments_are_refused_with_what_was_expected() {
         (&["--rounds", "0"], "--rounds"),
         (&["--backend", "cpu"], "cuda backend only"),
         (&["--mutex-blocks", "0"], "--mutex-blocks"),
+        (
+            &["--every-kind", "--define", "OCC_LEAN_DELAY_CYCLES=0"],
+            "cannot take --define",
+        ),
         (&["--mutex-kind", "spin"], "needs --mutex-blocks"),
         (
             &["--mutex-kind", "nonsense", "--mutex-blocks", "1"],

@@ -19,12 +19,14 @@
 
 mod barrier;
 mod contention;
+mod placed_kinds;
 mod placement;
 
 pub use barrier::{
     barrier_shapes, standard_barrier_shapes, BarrierPoint, BenchShape, ShapeSummary,
 };
 pub use contention::mutex_label;
+pub use placed_kinds::{placed_kinds, PlacedKindRun, PlacedKindsRow};
 pub use placement::{
     barrier_placement, barrier_placement_with, mutex_placement, BarrierPlacementRow,
     MutexPlacementRow,

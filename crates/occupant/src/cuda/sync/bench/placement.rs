@@ -231,7 +231,7 @@ pub fn barrier_placement_with(
 
 /// [`Barrier::placed_among`] `kinds` in the shape, then its chosen kind and place re-timed in
 /// two launches of `rounds` barriers (the best; `None` if neither ran).
-fn placed_raw(
+pub(super) fn placed_raw(
     gpu: &Gpu,
     kinds: &[BarrierKind],
     blocks: usize,
