@@ -308,6 +308,85 @@ OCC_LAB_LEAN_POLL(acq_g0, true, 0)
 OCC_LAB_LEAN_POLL(rlx_g64, false, 64)
 OCC_LAB_LEAN_POLL(rlx_g256, false, 256)
 OCC_LAB_LEAN_POLL(acq_g64, true, 64)
+// Run 10 (session 12): lean_eager whose block-level exit is not a block barrier. The probes
+// say a bar.red.and costs 40-95 ns more than a bar.sync with every warp arriving together
+// (lab_p_bar_red vs lab_p_sync on an H200, 128-1024 threads); here the other warps wait on
+// shared memory instead: thread 0 publishes its result (st.release.cta of the epoch, or
+// kFailed) and lane 0 of every other warp spins on it (ld.acquire.cta; SLEEP ns of __nanosleep
+// between loads, 0: none), then the warp meets on __syncwarp and takes lane 0's word by
+// shuffle. Ordering: other blocks' writes -> (thread 0's atom.acq_rel / poll, fence.acquire.gpu)
+// thread 0 -> (st.release.cta, ld.acquire.cta) lane 0 of each warp -> (__syncwarp) its warp.
+// SPIN_ENTRY: the entry too: each warp meets on __syncwarp, lane 0 of warps 1.. adds its warp
+// to a shared counter (atom.release.cta) and thread 0 waits until every warp of this epoch
+// has (ld.acquire.cta), instead of __syncthreads. The spins end because thread 0's global wait
+// is bounded (the watchdog) and always publishes.
+template <bool SPIN_ENTRY, unsigned SLEEP>
+struct LabLeanSpinT {
+  static constexpr u32 kFailed = 0xffffffffu;
+  u32* line;
+  u32 n;
+  u32 epoch;
+  u32 others;    // warps of the block but the first
+  unsigned mask; // this thread's warp's lanes
+  __device__ static __forceinline__ u32* words() {
+    __shared__ u32 s[2];  // [0] entry arrivals (SPIN_ENTRY), [1] the exit word
+    return s;
+  }
+  __device__ LabLeanSpinT(u32* state, const occ::Env& env)
+      : line(state), n(env.num_groups), epoch(0u) {
+    const unsigned nt = occ::local_count();
+    const unsigned t = occ::local_linear_id();
+    others = (nt + 31u) / 32u - 1u;
+    const unsigned base = t & ~31u;
+    const unsigned wn = nt - base >= 32u ? 32u : nt - base;
+    mask = wn >= 32u ? 0xffffffffu : (1u << wn) - 1u;
+    if (t == 0u) words()[0] = words()[1] = 0u;
+    __syncthreads();
+  }
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    const unsigned t = occ::local_linear_id();
+    const unsigned lane = t & 31u;
+    u32* s = words();
+    if (SPIN_ENTRY) {
+      __syncwarp(mask);
+      if (lane == 0u && t != 0u) occ::atomic_add_release_cta(&s[0], 1u);
+      if (t == 0u) {
+        const u32 want = epoch * others;
+        while (occ::epoch_diff(occ::ld_acquire_cta(&s[0]), want) < 0) {
+        }
+      }
+    } else {
+      __syncthreads();
+    }
+    u32 word = 0u;
+    if (t == 0u) {
+      const u32 target = epoch * n;
+      bool ok = true;
+      const u32 old = occ::atomic_add_acq_rel(line, 1u);
+      if (occ::epoch_diff(target, old + 1u) > 0)
+        ok = occ::pulse::poll_pipelined<1u, 0u, OCC_POLL_EVERY>(occ::Prim::LeanBarrier, line,
+                                                                 target);
+      word = ok ? epoch : kFailed;
+      occ::st_release_cta(&s[1], word);
+    } else if (lane == 0u) {
+      for (;;) {
+        word = occ::ld_acquire_cta(&s[1]);
+        if (word == epoch || word == kFailed) break;
+        if (SLEEP != 0u) __nanosleep(SLEEP);
+      }
+    }
+    __syncwarp(mask);
+    word = __shfl_sync(mask, word, 0);
+    return word != kFailed;
+  }
+};
+#define OCC_LAB_LEAN_SPIN(NAME, ENTRY, SLEEP)                  \
+  using LabLeanSpin_##NAME = LabLeanSpinT<ENTRY, SLEEP>;       \
+  OCC_BARRIER_KERNEL(lab_lean_spin_##NAME, LabLeanSpin_##NAME)
+OCC_LAB_LEAN_SPIN(exit, false, 0)
+OCC_LAB_LEAN_SPIN(exit_s32, false, 32)
+OCC_LAB_LEAN_SPIN(both, true, 0)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between

@@ -253,7 +253,10 @@ pub fn skew_option(skew_ns: u32) -> Option<String> {
 /// (relay_relaxed_barrier.cuh) with fan-in F; `lab_lean_split` / `lab_lean_split_pause`:
 /// lean_eager / Lean whose other warps only arrive at the entry (named barrier 1) and sleep
 /// until the exit vote (named barrier 2); `lab_lean_poll_<acq|rlx>_g<G>`: lean_eager polling
-/// with ld.acquire (as CUDA 13's grid.sync()) or relaxed loads, G cycles apart.
+/// with ld.acquire (as CUDA 13's grid.sync()) or relaxed loads, G cycles apart;
+/// `lab_lean_spin_exit[_s32]` / `lab_lean_spin_both` (session 12): lean_eager whose other warps
+/// wait for thread 0's result on a shared word (no bar.red.and at the exit; `s32`: 32 ns sleeps
+/// between their loads), `both`: the entry through a shared warp counter too.
 pub const BARRIER_LAB: &[&str] = &[
     "lab_replica_r1_d1_e16",
     "lab_replica_atom_d1_e16",
@@ -290,6 +293,9 @@ pub const BARRIER_LAB: &[&str] = &[
     "lab_lean_poll_rlx_g64",
     "lab_lean_poll_rlx_g256",
     "lab_lean_poll_acq_g64",
+    "lab_lean_spin_exit",
+    "lab_lean_spin_exit_s32",
+    "lab_lean_spin_both",
 ];
 
 /// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every
