@@ -320,6 +320,9 @@ OCC_LAB_LEAN_POLL(acq_g64, true, 64)
 // to a shared counter (atom.release.cta) and thread 0 waits until every warp of this epoch
 // has (ld.acquire.cta), instead of __syncthreads. The spins end because thread 0's global wait
 // is bounded (the watchdog) and always publishes.
+// Measured on an H200: ALL LOSE, by 25-300 % and far more at full occupancy (spinning warps
+// take the issue slots of the warp that arrives and polls; bench/results/nvidia-h200/
+// i11-primitives/2026-11-28-s12-spin-exit-lab); kept as negatives.
 template <bool SPIN_ENTRY, unsigned SLEEP>
 struct LabLeanSpinT {
   static constexpr u32 kFailed = 0xffffffffu;
