@@ -8,10 +8,9 @@ use crate::cli_values::at_least_one;
 use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series};
 use crate::output_path::{check_file, check_out_dir};
 use occupant::cuda::sync::bench::{
-    check_lab_variants, mutex_label, read_shape_table_file, run_primitives, store_shape_table,
+    check_lab_variants, read_shape_table_file, run_primitives, store_shape_table,
     write_shape_table_file, BenchShape, PrimitivesConfig, PrimitivesReport,
 };
-use occupant::cuda::sync::{MutexKind, SemaphoreKind};
 use occupant::model::Watchdog;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -149,25 +148,6 @@ fn plots(
     shapes: &[BenchShape],
 ) -> Result<(), String> {
     // Barrier latency per design across the shapes (x: shape index, labelled in the title).
-    let mut designs: Vec<String> = out.barrier.iter().map(|b| b.design.clone()).collect();
-    designs.dedup();
-    designs.sort();
-    designs.dedup();
-    let series: Vec<Series> = designs
-        .iter()
-        .map(|d| Series {
-            label: d.clone(),
-            points: out
-                .barrier
-                .iter()
-                .filter(|b| &b.design == d)
-                .filter_map(|b| {
-                    let i = shapes.iter().position(|s| s.name == b.shape)?;
-                    Some(((i + 1) as f64, b.ns_per_barrier? / 1e3))
-                })
-                .collect(),
-        })
-        .collect();
     let names: Vec<&str> = shapes.iter().map(|s| s.name.as_str()).collect();
     line_plot(
         &dir.join("barrier_latency.svg"),
@@ -178,28 +158,11 @@ fn plots(
         ),
         "shape",
         "µs per barrier",
-        &series,
+        &Series::all(out.barrier_series(shapes)),
         false,
         true,
     )?;
-    let mut labels: Vec<(MutexKind, u32)> = Vec::new();
-    for r in &out.mutex {
-        if !labels.contains(&(r.kind, r.cluster)) {
-            labels.push((r.kind, r.cluster));
-        }
-    }
-    let series: Vec<Series> = labels
-        .iter()
-        .map(|&(k, c)| Series {
-            label: mutex_label(k, c),
-            points: out
-                .mutex
-                .iter()
-                .filter(|r| r.kind == k && r.cluster == c)
-                .map(|r| (r.blocks as f64, r.mops))
-                .collect(),
-        })
-        .collect();
+    let series = Series::all(out.mutex_series());
     if !series.is_empty() {
         // (none with --no-mutexes)
         line_plot(
@@ -212,34 +175,15 @@ fn plots(
             true,
         )?;
     }
-    if out.semaphore.is_empty() {
+    let Some((full, series)) = out.semaphore_series() else {
         return Ok(()); // --no-semaphores
-    }
-    let full = out
-        .semaphore
-        .iter()
-        .filter(|r| r.kind != SemaphoreKind::Sleeping)
-        .map(|r| r.blocks)
-        .max()
-        .unwrap_or(0);
-    let series: Vec<Series> = SemaphoreKind::ALL
-        .iter()
-        .map(|k| Series {
-            label: k.name().into(),
-            points: out
-                .semaphore
-                .iter()
-                .filter(|r| r.kind == *k && r.blocks == full)
-                .map(|r| (f64::from(r.initial), r.mops))
-                .collect(),
-        })
-        .collect();
+    };
     line_plot(
         &dir.join("semaphore_throughput.svg"),
         &format!("semaphore throughput, {full} blocks"),
         "initial value",
         "Mops/s",
-        &series,
+        &Series::all(series),
         true,
         true,
     )?;

@@ -21,6 +21,7 @@ mod barrier;
 mod contention;
 mod placed_kinds;
 mod placement;
+mod report_series;
 
 pub use barrier::{
     barrier_shapes, standard_barrier_shapes, BarrierPoint, BenchShape, ShapeSummary,
@@ -31,6 +32,7 @@ pub use placement::{
     barrier_placement, barrier_placement_with, mutex_placement, BarrierPlacementRow,
     MutexPlacementRow,
 };
+pub use report_series::PlotSeries;
 
 use super::machine::{results_dir_name, MachineAbstraction};
 use super::run::{MutexRun, SemaphoreRun};
