@@ -390,6 +390,80 @@ struct LabLeanSpinT {
 OCC_LAB_LEAN_SPIN(exit, false, 0)
 OCC_LAB_LEAN_SPIN(exit_s32, false, 32)
 OCC_LAB_LEAN_SPIN(both, true, 0)
+// Run 11 (session 12): the relay whose waiters sample the release more often. A poller with one
+// load in flight sees a release up to one L2 round trip late, so at full occupancy the blocks
+// leave a barrier spread over about a round trip and the next barrier waits for the last;
+// several loads of ONE word from one SM are merged and sample no more often (H100, run 1).
+// Here the poller keeps K loads in flight to K DIFFERENT root lines (every root line reaches
+// the target together: each leaf's last arriver releases to all of them), first issued GAP
+// cycles apart, each reissued as it returns, so the release is seen within ~RT / K of landing.
+// K = 1 is the relay's own poll (the control). Bounded as poll_loop: the clock every 16 rounds,
+// the abort flag every 128, then occ::wait_until on the first line.
+template <unsigned K, unsigned GAP>
+struct LabRelayPollT : occ::sync::RelayBarrierT<> {
+  using Base = occ::sync::RelayBarrierT<>;
+  const u32* polled[K];
+  __device__ LabRelayPollT(u32* state, const occ::Env& env) : Base(state, env) {
+    const u32 g = env.group_id;
+#pragma unroll
+    for (unsigned k = 0; k < K; ++k)
+      polled[k] = root + ((g + k * ((r + K - 1u) / K)) % r) * occ::pulse::kLine;
+  }
+  __device__ __forceinline__ bool poll(u32 target) {
+    u32 v[K];
+#pragma unroll
+    for (unsigned k = 0; k < K; ++k) {
+      if (k != 0u && GAP != 0u) occ::pulse::spin_cycles(GAP);
+      v[k] = occ::ld_relaxed(polled[k]);
+    }
+    const unsigned long long t0 = occ::globaltimer();
+    for (unsigned i = 1;; ++i) {
+#pragma unroll
+      for (unsigned k = 0; k < K; ++k) {
+        if (occ::epoch_diff(v[k], target) >= 0) {
+          occ::pulse::fence_acquire();
+          return true;
+        }
+        v[k] = occ::ld_relaxed(polled[k]);
+      }
+      if (i % 16u != 0u) continue;
+      if ((i % 128u) == 0u && occ::aborted()) {
+        occ::note_waiting();
+        return false;
+      }
+      if (occ::globaltimer() - t0 > (unsigned long long)OCC_FAST_SPIN_NS) break;
+    }
+    const u32* w = polled[0];
+    return occ::wait_until(occ::Prim::RelayBarrier,
+                           [w, target] { return occ::epoch_diff(occ::ld_acquire(w), target) >= 0; });
+  }
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    const u32 e = epoch;
+    const unsigned t = occ::local_linear_id();
+    __syncthreads();
+    if (t < 32u) {
+      const unsigned nt = occ::local_count();
+      const unsigned mask = nt >= 32u ? 0xffffffffu : (1u << nt) - 1u;
+      u32 last = 0u;
+      if (t == 0u) last = occ::atomic_add_acq_rel(leaf, 1u) + 1u == e * k ? 1u : 0u;
+      last = __shfl_sync(mask, last, 0);
+      __syncwarp(mask);
+      if (last != 0u && t < r) occ::pulse::red_add_release(root + t * occ::pulse::kLine, 1u);
+    }
+    bool ok = true;
+    if (t == occ::pulse::poller_thread()) ok = poll(e * leaves);
+    return __syncthreads_and(ok) != 0;
+  }
+};
+#define OCC_LAB_RELAY_POLL(K, GAP)                                      \
+  using LabRelayPoll_k##K##_g##GAP = LabRelayPollT<K, GAP>;             \
+  OCC_BARRIER_KERNEL(lab_relay_poll_k##K##_g##GAP, LabRelayPoll_k##K##_g##GAP)
+OCC_LAB_RELAY_POLL(1, 0)
+OCC_LAB_RELAY_POLL(2, 500)
+OCC_LAB_RELAY_POLL(4, 250)
+OCC_LAB_RELAY_POLL(8, 125)
+OCC_LAB_RELAY_POLL(4, 0)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between

@@ -256,7 +256,9 @@ pub fn skew_option(skew_ns: u32) -> Option<String> {
 /// with ld.acquire (as CUDA 13's grid.sync()) or relaxed loads, G cycles apart;
 /// `lab_lean_spin_exit[_s32]` / `lab_lean_spin_both` (session 12): lean_eager whose other warps
 /// wait for thread 0's result on a shared word (no bar.red.and at the exit; `s32`: 32 ns sleeps
-/// between their loads), `both`: the entry through a shared warp counter too.
+/// between their loads), `both`: the entry through a shared warp counter too;
+/// `lab_relay_poll_k<K>_g<G>` (session 12): the relay whose poller keeps K loads in flight to K
+/// different root lines, first issued G cycles apart (k1_g0: the relay's own poll).
 pub const BARRIER_LAB: &[&str] = &[
     "lab_replica_r1_d1_e16",
     "lab_replica_atom_d1_e16",
@@ -296,6 +298,11 @@ pub const BARRIER_LAB: &[&str] = &[
     "lab_lean_spin_exit",
     "lab_lean_spin_exit_s32",
     "lab_lean_spin_both",
+    "lab_relay_poll_k1_g0",
+    "lab_relay_poll_k2_g500",
+    "lab_relay_poll_k4_g250",
+    "lab_relay_poll_k8_g125",
+    "lab_relay_poll_k4_g0",
 ];
 
 /// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every
