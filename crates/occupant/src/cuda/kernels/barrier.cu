@@ -399,6 +399,10 @@ OCC_LAB_LEAN_SPIN(both, true, 0)
 // cycles apart, each reissued as it returns, so the release is seen within ~RT / K of landing.
 // K = 1 is the relay's own poll (the control). Bounded as poll_loop: the clock every 16 rounds,
 // the abort flag every 128, then occ::wait_until on the first line.
+// Measured on an H200: EVERY K > 1 LOSES once more than one block polls (3-7 % at K = 2, up to
+// 2.2x at K = 8 and 4224 blocks; the extra polls queue on the root lines ahead of the
+// releases; bench/results/nvidia-h200/i11-primitives/2026-11-28-s12-relay-poll-lab); kept as
+// negatives.
 template <unsigned K, unsigned GAP>
 struct LabRelayPollT : occ::sync::RelayBarrierT<> {
   using Base = occ::sync::RelayBarrierT<>;
