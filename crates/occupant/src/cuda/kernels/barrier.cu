@@ -403,7 +403,9 @@ OCC_LAB_LEAN_SPIN(both, true, 0)
 // 2.2x at K = 8 and 4224 blocks; the extra polls queue on the root lines ahead of the
 // releases; bench/results/nvidia-h200/i11-primitives/2026-11-28-s12-relay-poll-lab); kept as
 // negatives.
-template <unsigned K, unsigned GAP>
+// DELAY (run 12): cycles before the first poll; PGAP: cycles between a poll that missed and the
+// next (both keep polls off the root lines while the leaves' releases come).
+template <unsigned K, unsigned GAP, unsigned DELAY = 0u, unsigned PGAP = 0u>
 struct LabRelayPollT : occ::sync::RelayBarrierT<> {
   using Base = occ::sync::RelayBarrierT<>;
   const u32* polled[K];
@@ -414,6 +416,7 @@ struct LabRelayPollT : occ::sync::RelayBarrierT<> {
       polled[k] = root + ((g + k * ((r + K - 1u) / K)) % r) * occ::pulse::kLine;
   }
   __device__ __forceinline__ bool poll(u32 target) {
+    if (DELAY != 0u) occ::pulse::spin_cycles(DELAY);
     u32 v[K];
 #pragma unroll
     for (unsigned k = 0; k < K; ++k) {
@@ -428,6 +431,7 @@ struct LabRelayPollT : occ::sync::RelayBarrierT<> {
           occ::pulse::fence_acquire();
           return true;
         }
+        if (PGAP != 0u) occ::pulse::spin_cycles(PGAP);
         v[k] = occ::ld_relaxed(polled[k]);
       }
       if (i % 16u != 0u) continue;
@@ -468,6 +472,15 @@ OCC_LAB_RELAY_POLL(2, 500)
 OCC_LAB_RELAY_POLL(4, 250)
 OCC_LAB_RELAY_POLL(8, 125)
 OCC_LAB_RELAY_POLL(4, 0)
+#define OCC_LAB_RELAY_PACE(NAME, DELAY, PGAP)                           \
+  using LabRelayPace_##NAME = LabRelayPollT<1, 0, DELAY, PGAP>;         \
+  OCC_BARRIER_KERNEL(lab_relay_pace_##NAME, LabRelayPace_##NAME)
+OCC_LAB_RELAY_PACE(w500, 500, 0)
+OCC_LAB_RELAY_PACE(w1000, 1000, 0)
+OCC_LAB_RELAY_PACE(w2000, 2000, 0)
+OCC_LAB_RELAY_PACE(g100, 0, 100)
+OCC_LAB_RELAY_PACE(g300, 0, 300)
+OCC_LAB_RELAY_PACE(w1000_g300, 1000, 300)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between

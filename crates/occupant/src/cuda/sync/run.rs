@@ -258,7 +258,9 @@ pub fn skew_option(skew_ns: u32) -> Option<String> {
 /// wait for thread 0's result on a shared word (no bar.red.and at the exit; `s32`: 32 ns sleeps
 /// between their loads), `both`: the entry through a shared warp counter too;
 /// `lab_relay_poll_k<K>_g<G>` (session 12): the relay whose poller keeps K loads in flight to K
-/// different root lines, first issued G cycles apart (k1_g0: the relay's own poll).
+/// different root lines, first issued G cycles apart (k1_g0: the relay's own poll);
+/// `lab_relay_pace_w<D>[_g<G>]` / `_g<G>`: the relay waiting D cycles before its first poll
+/// and G cycles between polls.
 pub const BARRIER_LAB: &[&str] = &[
     "lab_replica_r1_d1_e16",
     "lab_replica_atom_d1_e16",
@@ -303,6 +305,12 @@ pub const BARRIER_LAB: &[&str] = &[
     "lab_relay_poll_k4_g250",
     "lab_relay_poll_k8_g125",
     "lab_relay_poll_k4_g0",
+    "lab_relay_pace_w500",
+    "lab_relay_pace_w1000",
+    "lab_relay_pace_w2000",
+    "lab_relay_pace_g100",
+    "lab_relay_pace_g300",
+    "lab_relay_pace_w1000_g300",
 ];
 
 /// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every
