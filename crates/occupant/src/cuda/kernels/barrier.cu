@@ -405,7 +405,9 @@ OCC_LAB_LEAN_SPIN(both, true, 0)
 // negatives.
 // DELAY (run 12): cycles before the first poll; PGAP: cycles between a poll that missed and the
 // next (both keep polls off the root lines while the leaves' releases come).
-template <unsigned K, unsigned GAP, unsigned DELAY = 0u, unsigned PGAP = 0u>
+// NAP (run 13): __nanosleep(NAP) ns before the first poll instead of a spin (a spin takes the
+// issue slots of the other blocks on the SM: at 16 blocks per SM the spin's gain is lost).
+template <unsigned K, unsigned GAP, unsigned DELAY = 0u, unsigned PGAP = 0u, unsigned NAP = 0u>
 struct LabRelayPollT : occ::sync::RelayBarrierT<> {
   using Base = occ::sync::RelayBarrierT<>;
   const u32* polled[K];
@@ -417,6 +419,7 @@ struct LabRelayPollT : occ::sync::RelayBarrierT<> {
   }
   __device__ __forceinline__ bool poll(u32 target) {
     if (DELAY != 0u) occ::pulse::spin_cycles(DELAY);
+    if (NAP != 0u) __nanosleep(NAP);
     u32 v[K];
 #pragma unroll
     for (unsigned k = 0; k < K; ++k) {
@@ -481,6 +484,14 @@ OCC_LAB_RELAY_PACE(w2000, 2000, 0)
 OCC_LAB_RELAY_PACE(g100, 0, 100)
 OCC_LAB_RELAY_PACE(g300, 0, 300)
 OCC_LAB_RELAY_PACE(w1000_g300, 1000, 300)
+OCC_LAB_RELAY_PACE(w3000, 3000, 0)
+#define OCC_LAB_RELAY_NAP(NS)                                           \
+  using LabRelayNap_n##NS = LabRelayPollT<1, 0, 0, 0, NS>;              \
+  OCC_BARRIER_KERNEL(lab_relay_nap_n##NS, LabRelayNap_n##NS)
+OCC_LAB_RELAY_NAP(250)
+OCC_LAB_RELAY_NAP(500)
+OCC_LAB_RELAY_NAP(1000)
+OCC_LAB_RELAY_NAP(1500)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between

@@ -260,7 +260,8 @@ pub fn skew_option(skew_ns: u32) -> Option<String> {
 /// `lab_relay_poll_k<K>_g<G>` (session 12): the relay whose poller keeps K loads in flight to K
 /// different root lines, first issued G cycles apart (k1_g0: the relay's own poll);
 /// `lab_relay_pace_w<D>[_g<G>]` / `_g<G>`: the relay waiting D cycles before its first poll
-/// and G cycles between polls.
+/// and G cycles between polls; `lab_relay_nap_n<N>`: the relay sleeping N ns
+/// (`__nanosleep`) before its first poll.
 pub const BARRIER_LAB: &[&str] = &[
     "lab_replica_r1_d1_e16",
     "lab_replica_atom_d1_e16",
@@ -311,6 +312,11 @@ pub const BARRIER_LAB: &[&str] = &[
     "lab_relay_pace_g100",
     "lab_relay_pace_g300",
     "lab_relay_pace_w1000_g300",
+    "lab_relay_pace_w3000",
+    "lab_relay_nap_n250",
+    "lab_relay_nap_n500",
+    "lab_relay_nap_n1000",
+    "lab_relay_nap_n1500",
 ];
 
 /// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every
