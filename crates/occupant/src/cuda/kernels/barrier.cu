@@ -492,6 +492,44 @@ OCC_LAB_RELAY_NAP(250)
 OCC_LAB_RELAY_NAP(500)
 OCC_LAB_RELAY_NAP(1000)
 OCC_LAB_RELAY_NAP(1500)
+// Lean (one hop) sleeping before its first poll: NS ns (__nanosleep), or with PROP the missing
+// arrivals << PROP ns (the returned arrival says how many), when there are more blocks than SMs.
+template <unsigned NS, int PROP>
+struct LabLeanNapT {
+  u32* line;
+  u32 n;
+  u32 epoch;
+  bool nap;
+  __device__ LabLeanNapT(u32* state, const occ::Env& env)
+      : line(state), n(env.num_groups), epoch(0u) {
+    nap = n > occ::pulse::sm_count();
+  }
+  __device__ __forceinline__ bool wait() {
+    ++epoch;
+    __syncthreads();
+    bool ok = true;
+    if (occ::local_linear_id() == 0u) {
+      const u32 target = epoch * n;
+      const u32 old = occ::atomic_add_acq_rel(line, 1u);
+      const int missing = occ::epoch_diff(target, old + 1u);
+      if (missing > 0) {
+        if (nap) {
+          const unsigned ns = PROP >= 0 ? ((unsigned)missing << (PROP >= 0 ? PROP : 0)) : NS;
+          if (ns != 0u) __nanosleep(ns);
+        }
+        ok = occ::pulse::poll_pipelined<1u, 0u, OCC_POLL_EVERY>(occ::Prim::LeanBarrier, line,
+                                                                 target);
+      }
+    }
+    return __syncthreads_and(ok) != 0;
+  }
+};
+#define OCC_LAB_LEAN_NAP(NAME, NS, PROP)                   \
+  using LabLeanNap_##NAME = LabLeanNapT<NS, PROP>;          \
+  OCC_BARRIER_KERNEL(lab_lean_nap_##NAME, LabLeanNap_##NAME)
+OCC_LAB_LEAN_NAP(n250, 250, -1)
+OCC_LAB_LEAN_NAP(n500, 500, -1)
+OCC_LAB_LEAN_NAP(p0, 0, 0)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between

@@ -261,7 +261,8 @@ pub fn skew_option(skew_ns: u32) -> Option<String> {
 /// different root lines, first issued G cycles apart (k1_g0: the relay's own poll);
 /// `lab_relay_pace_w<D>[_g<G>]` / `_g<G>`: the relay waiting D cycles before its first poll
 /// and G cycles between polls; `lab_relay_nap_n<N>`: the relay sleeping N ns
-/// (`__nanosleep`) before its first poll.
+/// (`__nanosleep`) before its first poll; `lab_lean_nap_n<N>` / `_p0`: lean_eager sleeping N ns
+/// (or one ns per missing arrival) before its first poll past one block per SM.
 pub const BARRIER_LAB: &[&str] = &[
     "lab_replica_r1_d1_e16",
     "lab_replica_atom_d1_e16",
@@ -317,6 +318,9 @@ pub const BARRIER_LAB: &[&str] = &[
     "lab_relay_nap_n500",
     "lab_relay_nap_n1000",
     "lab_relay_nap_n1500",
+    "lab_lean_nap_n250",
+    "lab_lean_nap_n500",
+    "lab_lean_nap_p0",
 ];
 
 /// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every
