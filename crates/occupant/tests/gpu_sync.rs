@@ -28,6 +28,7 @@ fn barriers() -> Vec<(BarrierKind, u32)> {
         (BarrierKind::Hierarchical, 1),
         (BarrierKind::Hierarchical, 8),
         (BarrierKind::LeanEager, 1),
+        (BarrierKind::RelayPause, 1),
     ]
 }
 

@@ -90,7 +90,7 @@ impl Control {
 }
 
 /// The primitive ids of `occ::Prim` (device/watchdog.cuh), in order.
-pub const PRIMITIVES: [&str; 37] = [
+pub const PRIMITIVES: [&str; 38] = [
     "user",
     "naive_barrier",
     "xf_barrier",
@@ -128,6 +128,7 @@ pub const PRIMITIVES: [&str; 37] = [
     "lazy_combining_mutex",
     "lean_eager_barrier",
     "relay_relaxed_barrier",
+    "relay_pause_barrier",
 ];
 
 /// The name of device primitive id `id` (`occ::Prim`), `"unknown"` for an id not in the table.

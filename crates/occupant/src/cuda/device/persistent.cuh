@@ -103,16 +103,18 @@ typedef sync::LeanBellBarrier PersistentBarrier;  // 64 words
 typedef sync::LeanPauseBarrier PersistentBarrier;  // 32 words
 #elif OCC_PERSISTENT_BARRIER == 35
 typedef sync::LeanEagerBarrier PersistentBarrier;  // 32 words
+#elif OCC_PERSISTENT_BARRIER == 37
+typedef sync::RelayPauseBarrier PersistentBarrier;  // 16384 words, as relay
 #elif OCC_PERSISTENT_BARRIER == 4
 typedef sync::HierarchicalBarrier PersistentBarrier;
 #else
-#error "OCC_PERSISTENT_BARRIER: occ::PersistentKernel holds state for kinds 2, 3, 4, 17, 18, 26, 27, 28, 32, 33, 35"
+#error "OCC_PERSISTENT_BARRIER: occ::PersistentKernel holds state for kinds 2, 3, 4, 17, 18, 26, 27, 28, 32, 33, 35, 37"
 #endif
 
 namespace detail {
 /// Turns off a barrier's pause before its first poll (the probe's choice where it is faster:
 /// on an H200 at 2-3 blocks per SM; docs/PERSISTENT.md): `delay` (lean, replica, lean_bell)
-/// or `pause` (lean_pause); nothing for kinds without one.
+/// or `pause` (lean_pause, relay_pause); nothing for kinds without one.
 template <class B>
 __device__ __forceinline__ auto clear_delay(B& b, int) -> decltype(b.delay, void()) {
   b.delay = 0u;

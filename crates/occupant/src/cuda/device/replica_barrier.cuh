@@ -88,6 +88,26 @@
 #ifndef OCC_RELAY_LEAVES
 #define OCC_RELAY_LEAVES 480
 #endif
+// relay_pause (RelayPauseBarrier): the relay whose poller waits before its first poll, past
+// OCC_RELAY_PAUSE_FROM blocks per SM: a spin of OCC_RELAY_PAUSE_CYCLES up to
+// OCC_RELAY_PAUSE_SPIN_TO blocks per SM, beyond that a __nanosleep(OCC_RELAY_PAUSE_NAP_NS)
+// (there a spin takes the issue slots the SM's other blocks arrive with). Measured on an H200
+// (bench/results/nvidia-h200/i11-primitives/2026-11-28-s12-relay-pace-lab, -relay-nap-lab):
+// 1056x256 1877 -> 1672 ns, 1056x128 1828 -> 1503, 1320x128 1867 -> 1597, 1584x128 1919 ->
+// 1738 (spin 2000); 2112x64 1947 -> 1853, 4224x32 2087 -> 2051 (nap 1000); a spin at 16 or
+// more blocks per SM cost up to +34 %.
+#ifndef OCC_RELAY_PAUSE_FROM
+#define OCC_RELAY_PAUSE_FROM 4
+#endif
+#ifndef OCC_RELAY_PAUSE_SPIN_TO
+#define OCC_RELAY_PAUSE_SPIN_TO 12
+#endif
+#ifndef OCC_RELAY_PAUSE_CYCLES
+#define OCC_RELAY_PAUSE_CYCLES 2000
+#endif
+#ifndef OCC_RELAY_PAUSE_NAP_NS
+#define OCC_RELAY_PAUSE_NAP_NS 1000
+#endif
 // Throttled polls (off by default: -DOCC_POLL_PAUSE_SHIFT=1 turns them on; occupant's
 // PersistentProgram does, the apps do): after a poll that saw `missing` arrivals still to come,
 // sleep min(missing << OCC_POLL_PAUSE_SHIFT, OCC_POLL_PAUSE_MAX_NS) ns (__nanosleep, which
@@ -331,9 +351,10 @@ struct ReplicaBarrierT {
 
 /// RelayBarrier (see the top of this file): leaf counters, then one hop over R replicated
 /// root lines. State: 32 root lines, then OCC_RELAY_LEAVES leaf lines.
+/// PACE: the relay_pause kind's wait before the first poll (see OCC_RELAY_PAUSE_FROM).
 template <unsigned FAN_IN = OCC_RELAY_FAN_IN, unsigned LINES = OCC_RELAY_LINES,
           unsigned DEPTH = OCC_POLL_DEPTH, unsigned GAP = OCC_POLL_GAP_CYCLES,
-          unsigned EVERY = OCC_POLL_EVERY>
+          unsigned EVERY = OCC_POLL_EVERY, bool PACE = false>
 struct RelayBarrierT {
   static_assert(FAN_IN >= 1u, "OCC_RELAY_FAN_IN: at least 1");
   static_assert(LINES >= 1u && LINES <= 32u, "OCC_REPLICA_LINES: 1 to 32 (lanes of warp 0)");
@@ -345,6 +366,8 @@ struct RelayBarrierT {
   u32 r;
   u32 epoch;
   bool throttle;  // the polls' throttle (pulse::throttle_for the leaves)
+  bool pause;     // PACE: wait before the first poll (cleared by PersistentKernel's no_pause)
+  u32 delay;      // PACE: spin cycles (0: __nanosleep(OCC_RELAY_PAUSE_NAP_NS) instead)
 
   __device__ RelayBarrierT(u32* state, const Env& env) : root(state), epoch(0u) {
     const u32 n = env.num_groups;
@@ -358,6 +381,10 @@ struct RelayBarrierT {
     r = leaves < LINES ? leaves : LINES;
     mine = root + (env.group_id % r) * pulse::kLine;
     throttle = pulse::throttle_for(leaves);
+    const u32 sms = pulse::sm_count();
+    const u32 per_sm = sms == 0u ? n : (n + sms - 1u) / sms;
+    pause = PACE && per_sm >= (u32)OCC_RELAY_PAUSE_FROM;
+    delay = per_sm <= (u32)OCC_RELAY_PAUSE_SPIN_TO ? (u32)OCC_RELAY_PAUSE_CYCLES : 0u;
   }
 
   __device__ __forceinline__ bool wait() {
@@ -378,9 +405,16 @@ struct RelayBarrierT {
       if (last != 0u && t < r) pulse::red_add_release(root + t * pulse::kLine, 1u);
     }
     bool ok = true;
-    if (t == pulse::poller_thread())
-      ok = pulse::poll_pipelined<DEPTH, GAP, EVERY>(Prim::RelayBarrier, mine, e * leaves,
-                                                    throttle);
+    if (t == pulse::poller_thread()) {
+      if (PACE && pause) {
+        if (delay != 0u)
+          pulse::spin_cycles(delay);
+        else
+          __nanosleep(OCC_RELAY_PAUSE_NAP_NS);
+      }
+      ok = pulse::poll_pipelined<DEPTH, GAP, EVERY>(
+          PACE ? Prim::RelayPauseBarrier : Prim::RelayBarrier, mine, e * leaves, throttle);
+    }
     return __syncthreads_and(ok) != 0;
   }
 };
@@ -540,6 +574,10 @@ struct LeanPauseBarrierT {
 /// OCC_LEAN_DELAY_CYCLES before the first poll past one block per SM).
 using ReplicaBarrier = ReplicaBarrierT<>;
 using RelayBarrier = RelayBarrierT<>;
+/// RelayPauseBarrier (kind relay_pause): the relay whose poller waits before its first poll
+/// past OCC_RELAY_PAUSE_FROM blocks per SM (see there).
+using RelayPauseBarrier = RelayBarrierT<OCC_RELAY_FAN_IN, OCC_RELAY_LINES, OCC_POLL_DEPTH,
+                                        OCC_POLL_GAP_CYCLES, OCC_POLL_EVERY, true>;
 using LeanBarrier = ReplicaBarrierT<1u, 1u, 0u, OCC_POLL_EVERY, true, OCC_LEAN_DELAY_CYCLES, true>;
 /// LeanEagerBarrier (kind lean_eager): Lean without the pause before the first poll at any
 /// number of blocks. Where the pause costs more than the polls it keeps off the line (an H200

@@ -77,6 +77,7 @@ enum Prim : unsigned {
   LazyCombiningMutex = 34,
   LeanEagerBarrier = 35,
   RelayRelaxedBarrier = 36,
+  RelayPauseBarrier = 37,
 };
 
 /// The per-module watchdog record, shared by the host runtime and the device code.

@@ -643,6 +643,7 @@ OCC_BARRIER_KERNEL(barrier_lean, occ::sync::LeanBarrier)
 OCC_BARRIER_KERNEL(barrier_lean_bell, occ::sync::LeanBellBarrier)
 OCC_BARRIER_KERNEL(barrier_lean_pause, occ::sync::LeanPauseBarrier)
 OCC_BARRIER_KERNEL(barrier_lean_eager, occ::sync::LeanEagerBarrier)
+OCC_BARRIER_KERNEL(barrier_relay_pause, occ::sync::RelayPauseBarrier)
 
 // The unsafe baseline: a barrier over every launched block, without discovery. Launched with
 // more blocks than can be resident it cannot complete; the watchdog ends it (Error::Deadlock).

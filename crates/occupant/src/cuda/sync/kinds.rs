@@ -98,6 +98,12 @@ kind_enum! {
         /// polls it keeps off the line (an H200 at 2-3 blocks per SM). CPU twin:
         /// `occupant::cpu::sync::LeanBarrier`.
         LeanEager => "lean_eager", "occ::sync::LeanEagerBarrier", 35;
+        /// The relay whose poller waits before its first poll from 4 blocks per SM on
+        /// (replica_barrier.cuh, `OCC_RELAY_PAUSE_*`): a spin of 2000 cycles up to 12 blocks
+        /// per SM, a 1000 ns `__nanosleep` beyond, so that early polls do not queue on the
+        /// root lines ahead of the leaves' releases. The relay at fewer blocks per SM. CPU
+        /// twin: `occupant::cpu::sync::RelayBarrier` (the wait changes no ordering).
+        RelayPause => "relay_pause", "occ::sync::RelayPauseBarrier", 37;
     }
 }
 
@@ -205,7 +211,7 @@ impl BarrierKind {
             BarrierKind::LeanBell => 64,
             BarrierKind::LeanPause | BarrierKind::LeanEager => 32,
             // 32 root lines, then OCC_RELAY_LEAVES = 480 leaf lines.
-            BarrierKind::Relay => 32 * (32 + 480),
+            BarrierKind::Relay | BarrierKind::RelayPause => 32 * (32 + 480),
         }
     }
 }
