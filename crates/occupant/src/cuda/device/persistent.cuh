@@ -21,7 +21,7 @@
 // State: the module global `occ_persistent` (C linkage): the hint, the barrier's placement, then
 // the barrier's words
 // (XF: arrive + go per group; atomic: 64 words; hierarchical: 32 words; gather / spread 8192;
-// replica / lean 1024; lean_bell 64; lean_pause 32; relay 16384; not tree, whose 24672 words do not fit), at most
+// replica / lean 1024; lean_bell 64; lean_pause / lean_eager 32; relay / relay_pause 16384; not tree, whose 24672 words do not fit), at most
 // OCC_PERSISTENT_MAX_GROUPS participating blocks (the host checks the grid against it).
 //
 // Placement (OCC_PERSISTENT_PLACEMENTS = K > 1, set by PersistentProgram): the barrier's words
