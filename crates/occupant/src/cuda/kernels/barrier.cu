@@ -530,6 +530,7 @@ struct LabLeanNapT {
 OCC_LAB_LEAN_NAP(n250, 250, -1)
 OCC_LAB_LEAN_NAP(n500, 500, -1)
 OCC_LAB_LEAN_NAP(p0, 0, 0)
+OCC_LAB_LEAN_NAP(p1, 0, 1)
 #endif
 #if defined(OCC_BARRIER_LAB)
 // Probes (run 4): not barriers. Thread 0 of every block does one operation per round between

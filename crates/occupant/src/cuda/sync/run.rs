@@ -262,7 +262,8 @@ pub fn skew_option(skew_ns: u32) -> Option<String> {
 /// `lab_relay_pace_w<D>[_g<G>]` / `_g<G>`: the relay waiting D cycles before its first poll
 /// and G cycles between polls; `lab_relay_nap_n<N>`: the relay sleeping N ns
 /// (`__nanosleep`) before its first poll; `lab_lean_nap_n<N>` / `_p0`: lean_eager sleeping N ns
-/// (or one ns per missing arrival) before its first poll past one block per SM.
+/// (or one / two ns per missing arrival: `p0` / `p1`) before its first poll past one block per
+/// SM.
 pub const BARRIER_LAB: &[&str] = &[
     "lab_replica_r1_d1_e16",
     "lab_replica_atom_d1_e16",
@@ -321,6 +322,7 @@ pub const BARRIER_LAB: &[&str] = &[
     "lab_lean_nap_n250",
     "lab_lean_nap_n500",
     "lab_lean_nap_p0",
+    "lab_lean_nap_p1",
 ];
 
 /// The lab's probes (kernels/barrier.cu, `lab_p_…`): no synchronisation, thread 0 of every
