@@ -494,6 +494,8 @@ OCC_LAB_RELAY_NAP(1000)
 OCC_LAB_RELAY_NAP(1500)
 // Lean (one hop) sleeping before its first poll: NS ns (__nanosleep), or with PROP the missing
 // arrivals << PROP ns (the returned arrival says how many), when there are more blocks than SMs.
+// Measured on an H200: beats lean_eager from 3 blocks per SM on but NEVER lean_pause (bench/
+// results/nvidia-h200/i11-primitives/2026-11-28-s12-lean-nap-lab); kept as a negative.
 template <unsigned NS, int PROP>
 struct LabLeanNapT {
   u32* line;
