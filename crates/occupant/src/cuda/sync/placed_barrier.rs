@@ -16,7 +16,7 @@
 use super::kinds::BarrierKind;
 use super::machine::MachineAbstraction;
 use super::objects::Barrier;
-use super::places::{place_each, probe, stride_for, Places, ProbedKind, PLACES, PLACE_SWEEPS};
+use super::places::{place_each, probe, stride_for, Places, PLACES, PLACE_SWEEPS};
 use super::run::run_barrier_at;
 use crate::cuda::Gpu;
 use crate::model::{LaunchShape, Result, Watchdog};
@@ -86,19 +86,20 @@ impl Barrier {
         })?;
         b.state.zero()?;
         b.offset = chosen * stride;
-        let mut places = Places {
-            blocks: n,
-            block_threads: shape.block_threads,
-            participants,
-            rounds: BARRIER_PLACE_ROUNDS,
-            stride_words: stride,
-            ns,
-            chosen,
-            probe_ms: started.elapsed().as_secs_f64() * 1e3,
-            kinds: Vec::new(),
-        };
-        places.kinds = vec![ProbedKind::of(kind.name(), &places)];
-        b.places = Some(places);
+        b.places = Some(
+            Places {
+                blocks: n,
+                block_threads: shape.block_threads,
+                participants,
+                rounds: BARRIER_PLACE_ROUNDS,
+                stride_words: stride,
+                ns,
+                chosen,
+                probe_ms: started.elapsed().as_secs_f64() * 1e3,
+                kinds: Vec::new(),
+            }
+            .of_kind(kind.name()),
+        );
         Ok(b)
     }
 
@@ -106,8 +107,8 @@ impl Barrier {
     /// fastest ([`BarrierPlaces::kinds`] lists what each kind reached). A kind whose probe
     /// fails (say it cannot launch the shape) is passed over while another succeeds; when
     /// every one fails, the first kind's error comes back. The probe's cost is one
-    /// [`Barrier::placed`] per kind. Shapes with clusters are not probed: the first kind,
-    /// unplaced.
+    /// [`Barrier::placed`] per kind. Shapes with clusters are not probed ([`Barrier::placed`]):
+    /// the first kind wins, unplaced.
     ///
     /// ```no_run
     /// use occupant::cuda::Gpu;
@@ -122,11 +123,6 @@ impl Barrier {
     /// # Ok::<(), occupant::Error>(())
     /// ```
     pub fn placed_among(gpu: &Gpu, kinds: &[BarrierKind], shape: LaunchShape) -> Result<Self> {
-        if shape.cluster > 1 {
-            if let Some(&first) = kinds.first() {
-                return Self::new(gpu, first, shape.participants.max(1));
-            }
-        }
         place_each(
             "Barrier::placed_among",
             kinds,

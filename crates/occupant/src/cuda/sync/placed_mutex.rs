@@ -13,7 +13,7 @@
 use super::kinds::MutexKind;
 use super::machine::MachineAbstraction;
 use super::objects::Mutex;
-use super::places::{place_each, probe, stride_for, Places, ProbedKind};
+use super::places::{place_each, probe, stride_for, Places};
 use super::run::run_mutex_at;
 use crate::cuda::Gpu;
 use crate::model::{LaunchShape, Result, Watchdog};
@@ -74,19 +74,20 @@ impl Mutex {
         })?;
         m.state.zero()?;
         m.offset = chosen * stride;
-        let mut places = Places {
-            blocks,
-            block_threads: shape.block_threads,
-            participants: blocks,
-            rounds: iters,
-            stride_words: stride,
-            ns,
-            chosen,
-            probe_ms: started.elapsed().as_secs_f64() * 1e3,
-            kinds: Vec::new(),
-        };
-        places.kinds = vec![ProbedKind::of(kind.name(), &places)];
-        m.places = Some(places);
+        m.places = Some(
+            Places {
+                blocks,
+                block_threads: shape.block_threads,
+                participants: blocks,
+                rounds: iters,
+                stride_words: stride,
+                ns,
+                chosen,
+                probe_ms: started.elapsed().as_secs_f64() * 1e3,
+                kinds: Vec::new(),
+            }
+            .of_kind(kind.name()),
+        );
         Ok(m)
     }
 

@@ -134,6 +134,11 @@ pub(super) fn place_each<K: Copy + PartialEq, T>(
 }
 
 impl Places {
+    /// These measurements as one kind's probe: [`Places::kinds`] becomes that kind alone.
+    pub(super) fn of_kind(mut self, kind: &str) -> Self {
+        self.kinds = vec![ProbedKind::of(kind, &self)];
+        self
+    }
     /// Nanoseconds per barrier (lock/unlock pair) at the chosen place.
     pub fn chosen_ns(&self) -> f64 {
         self.ns[self.chosen]
@@ -165,7 +170,7 @@ mod tests {
         let chosen = (0..ns.len())
             .min_by(|&x, &y| ns[x].total_cmp(&ns[y]))
             .unwrap();
-        let mut p = Places {
+        Places {
             blocks: 1,
             block_threads: 32,
             participants: 1,
@@ -175,9 +180,8 @@ mod tests {
             chosen,
             probe_ms: 10.0,
             kinds: Vec::new(),
-        };
-        p.kinds = vec![ProbedKind::of(kind, &p)];
-        p
+        }
+        .of_kind(kind)
     }
 
     #[test]
