@@ -11,8 +11,8 @@ use crate::cuda_bench_common::{line_plot, open_cuda, out_dir, write_json, Series
 use crate::output_path::check_out_dir;
 use occupant::cuda::persistent_supports;
 use occupant::cuda::sync::bench::{
-    barrier_placement_with, mutex_placement, placed_kinds, BarrierPlacementRow, MutexPlacementRow,
-    PlacedKindsRow,
+    barrier_placement_with, mutex_placement, placed_kinds, standard_barrier_shapes,
+    BarrierPlacementRow, MutexPlacementRow, PlacedKindsRow,
 };
 use occupant::cuda::sync::{BarrierKind, MachineAbstraction, MutexKind};
 use occupant::model::LaunchShape;
@@ -28,7 +28,8 @@ pub struct PlacementArgs {
     #[arg(long, default_value = "cuda")]
     backend: String,
     /// Launch shapes `BLOCKSxTHREADS` for the barrier probe (repeat; default: the primitives
-    /// benchmark's six shapes on a 132-SM device, scaled to this one's SMs).
+    /// benchmark's six standard shapes on this GPU: one block per SM and full occupancy at 128,
+    /// 256 and 1024 threads).
     #[arg(long = "shape")]
     shapes: Vec<String>,
     /// Barrier kind (default: the one a persistent program picks for each shape, and for the
@@ -135,15 +136,10 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
         .collect::<Result<Vec<_>, _>>()?;
     let gpu = open_cuda(&a.backend)?;
     if shapes.is_empty() && apps.is_empty() && a.mutex_blocks.is_empty() {
-        let sms = gpu.info().sm_count as usize;
-        shapes = vec![
-            (sms, 128),
-            (sms, 256),
-            (sms, 1024),
-            (2 * sms, 1024),
-            (8 * sms, 256),
-            (16 * sms, 128),
-        ];
+        shapes = standard_barrier_shapes(gpu.info())
+            .into_iter()
+            .map(|s| (s.blocks, s.threads))
+            .collect();
     }
     let dir = out_dir(
         &gpu,
@@ -160,10 +156,7 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
     let mut every_kind = Vec::new();
     for &(blocks, threads) in &shapes {
         let shape = LaunchShape::new(blocks, threads);
-        let k = kind.unwrap_or_else(|| {
-            m.skewed_barrier_for_where(shape, persistent_supports)
-                .unwrap_or(m.defaults.barrier)
-        });
+        let k = kind.unwrap_or_else(|| m.persistent_barrier_for(shape));
         // The raw barrier placed: the --kind, else what Barrier::with_default_kind_placed probes.
         let placed_among = match kind {
             Some(k) => vec![k],
@@ -228,30 +221,14 @@ pub fn run(a: &PlacementArgs) -> Result<(), String> {
     };
     let json = write_json(&dir, "placement.json", &results)?;
     println!("wrote {}", json.display());
-    let mut series: Vec<Series> = results
-        .barriers
-        .iter()
-        .map(|r| Series {
-            label: format!("{}x{} {}", r.blocks, r.block_threads, r.kind),
-            points: r
-                .placement
-                .candidates
-                .iter()
-                .enumerate()
-                .map(|(i, c)| ((i + 1) as f64, c.ns_per_barrier))
-                .collect(),
-        })
-        .collect();
-    series.extend(results.apps.iter().map(|s| {
-        Series {
-            label: format!("{} on {}: probe ns", s.app, s.input),
-            points: s
-                .candidates
-                .iter()
-                .map(|c| ((c.candidate + 1) as f64, c.probe_ns))
-                .collect(),
-        }
-    }));
+    let series = Series::all(
+        results
+            .barriers
+            .iter()
+            .map(BarrierPlacementRow::plot_series)
+            .chain(results.apps.iter().map(PlacementStudy::plot_series))
+            .collect(),
+    );
     if !series.is_empty() {
         let svg = dir.join("placement.svg");
         line_plot(

@@ -102,9 +102,18 @@ pub fn persistent_supports(kind: BarrierKind) -> bool {
 pub fn persistent_barrier_for_block(gpu: &Gpu, block_threads: usize) -> Result<BarrierKind> {
     let m = MachineAbstraction::for_gpu(gpu)?;
     let blocks = gpu.info().resident_blocks_bound(block_threads as u32) as usize;
-    let shape = LaunchShape::new(blocks, block_threads);
-    Ok(m.skewed_barrier_for_where(shape, persistent_supports)
-        .unwrap_or(m.defaults.barrier))
+    Ok(m.persistent_barrier_for(LaunchShape::new(blocks, block_threads)))
+}
+
+impl MachineAbstraction {
+    /// The barrier a persistent program takes for launches of `shape`: the fastest kind
+    /// `occ::PersistentKernel` can use ([`persistent_supports`]) under skewed arrivals where
+    /// the table has such measurements ([`MachineAbstraction::skewed_barrier_for_where`]), else
+    /// the device's default.
+    pub fn persistent_barrier_for(&self, shape: LaunchShape) -> BarrierKind {
+        self.skewed_barrier_for_where(shape, persistent_supports)
+            .unwrap_or(self.defaults.barrier)
+    }
 }
 
 /// A program whose kernels use `occ::PersistentKernel`, compiled for one GPU with one barrier.

@@ -56,6 +56,16 @@ pub struct PlacementStudy {
 }
 
 impl PlacementStudy {
+    /// The probe as a plot line: x the candidate place (1 = the first), y the probe's ns per
+    /// barrier; labelled with the app and input.
+    pub fn plot_series(&self) -> (String, Vec<(f64, f64)>) {
+        let points = self
+            .candidates
+            .iter()
+            .map(|c| ((c.candidate + 1) as f64, c.probe_ns))
+            .collect();
+        (format!("{} on {}: probe ns", self.app, self.input), points)
+    }
     /// The candidate the probe chose.
     pub fn chosen(&self) -> &PlacedRuns {
         &self.candidates[self.placement.chosen]

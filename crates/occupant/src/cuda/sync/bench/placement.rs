@@ -60,6 +60,21 @@ pub struct BarrierPlacementRow {
 }
 
 impl BarrierPlacementRow {
+    /// The probe as a plot line: x the candidate place (1 = the first), y ns per barrier;
+    /// labelled with the shape and kind.
+    pub fn plot_series(&self) -> super::PlotSeries {
+        let points = self
+            .placement
+            .candidates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| ((i + 1) as f64, c.ns_per_barrier))
+            .collect();
+        (
+            format!("{}x{} {}", self.blocks, self.block_threads, self.kind),
+            points,
+        )
+    }
     /// The chosen place over `grid.sync()` (< 1: ours is faster).
     pub fn chosen_over_grid_sync(&self) -> Option<f64> {
         self.grid_sync_ns.map(|g| self.placement.chosen_ns() / g)
