@@ -58,7 +58,7 @@ pub struct PlacementStudy {
 impl PlacementStudy {
     /// The probe as a plot line: x the candidate place (1 = the first), y the probe's ns per
     /// barrier; labelled with the app and input.
-    pub fn plot_series(&self) -> (String, Vec<(f64, f64)>) {
+    pub fn plot_series(&self) -> occupant::cuda::sync::bench::PlotSeries {
         let points = self
             .candidates
             .iter()

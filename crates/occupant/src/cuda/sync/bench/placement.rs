@@ -8,6 +8,7 @@ use super::super::run::{
     run_barrier_at, run_barrier_with, run_grid_sync_with, run_mutex, run_mutex_at,
 };
 use super::super::{Barrier, BarrierPlaces, Mutex, MutexKind, Places};
+use super::PlotSeries;
 use crate::cuda::persistent::Placement;
 use crate::cuda::{Gpu, LaunchConfig, LaunchMode, PersistentProgram, PERSISTENT_POLL_PAUSE_SHIFT};
 use crate::model::{LaunchShape, Result, Watchdog};
@@ -62,7 +63,7 @@ pub struct BarrierPlacementRow {
 impl BarrierPlacementRow {
     /// The probe as a plot line: x the candidate place (1 = the first), y ns per barrier;
     /// labelled with the shape and kind.
-    pub fn plot_series(&self) -> super::PlotSeries {
+    pub fn plot_series(&self) -> PlotSeries {
         let points = self
             .placement
             .candidates
